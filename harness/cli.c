@@ -1,0 +1,381 @@
+/* SPDX-License-Identifier: MIT */
+#include "cli.h"
+#include "parse.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+	OPT_VARIANT = 0x100, OPT_PLACEMENT, OPT_THREADS, OPT_DURATION, OPT_ITERATIONS,
+	OPT_REPEAT, OPT_SEED, OPT_OUTPUT, OPT_FORMAT, OPT_MEM_NODE, OPT_LIST, OPT_HELP,
+	OPT_VERSION, OPT_ASSUME_FORBIDDEN, OPT_SCENARIO_BASE = 0x200,
+};
+
+static const struct option common_opts[] = {
+	{ "variant", required_argument, NULL, OPT_VARIANT },
+	{ "placement", required_argument, NULL, OPT_PLACEMENT },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "iterations", required_argument, NULL, OPT_ITERATIONS },
+	{ "repeat", required_argument, NULL, OPT_REPEAT },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "output", required_argument, NULL, OPT_OUTPUT },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "mem-node", required_argument, NULL, OPT_MEM_NODE },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "help", no_argument, NULL, OPT_HELP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "assume-forbidden", no_argument, NULL, OPT_ASSUME_FORBIDDEN },
+};
+
+#define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
+
+void mmt_cli_usage(FILE *f)
+{
+	fputs("usage: run-scenario [SCENARIO[,SCENARIO...]|all] [options]\n"
+	      "\n"
+	      "With no scenario: the smoke suite (every scenario and variant, placement\n"
+	      "spread, 200ms each).\n"
+	      "\n"
+	      "  --variant V[,V...]|all   variants to run (default: all)\n"
+	      "  --placement P            same-core, same-node, cross-node, spread, cpus:LIST\n"
+	      "                           or all; repeat the option for several (default:\n"
+	      "                           same-node, spread for the smoke suite)\n"
+	      "  --threads N              workers (default: the scenario's)\n"
+	      "  --mem-node N             NUMA node holding the shared data (default: the\n"
+	      "                           node of the first worker)\n"
+	      "  --duration D             per run: 500ms, 5s, 2m (default: 1s)\n"
+	      "  --iterations N           per run: stop after N operations (k, M, G suffixes)\n"
+	      "  --repeat N               runs per variant and placement (default: 1)\n"
+	      "  --seed S                 seed for payloads and random delays (default: random)\n"
+	      "  --output FILE|-          results JSON (default: results/<scenario>-<time>.json;\n"
+	      "                           '-': JSON on stdout, the table on stderr)\n"
+	      "  --format table|json      what goes to stdout (default: table)\n"
+	      "  --list                   scenarios, variants and their options\n"
+	      "  --assume-forbidden       count every witness as forbidden, even on variants\n"
+	      "                           that allow it: proves the exit-1 path (tests use it)\n"
+	      "  --help, --version\n"
+	      "\n"
+	      "Scenario options (see --list) are given as --NAME VALUE.\n"
+	      "\n"
+	      "Exit: 0 ok, 1 forbidden outcome or lost data witnessed, 2 bad input,\n"
+	      "77 every run skipped, 128+N interrupted by signal N.\n",
+	      f);
+}
+
+static int error(char *err, size_t errlen, const char *msg)
+{
+	snprintf(err, errlen, "%s", msg);
+	return -1;
+}
+
+static int add_placement(struct mmt_cli *cli, const char *s, char *err, size_t errlen)
+{
+	static const char *const every[] = { "same-core", "same-node", "cross-node", "spread" };
+
+	if (!strcmp(s, "all")) {
+		for (unsigned i = 0; i < 4; i++)
+			if (add_placement(cli, every[i], err, errlen))
+				return -1;
+		return 0;
+	}
+	if (cli->nr_placements == MMT_MAX_PLACEMENTS)
+		return error(err, errlen, "too many --placement options");
+	return mmt_placement_parse(s, &cli->placements[cli->nr_placements++], err, errlen);
+}
+
+static int select_scenarios(struct mmt_cli *cli, const char *arg, char *err, size_t errlen)
+{
+	char buf[1024], *tok, *save = NULL;
+
+	if (!strcmp(arg, "all")) {
+		for (unsigned i = 0; i < mmt_scenario_count(); i++)
+			cli->scenarios[cli->nr_scenarios++] = mmt_scenario_at(i);
+		return 0;
+	}
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct mmt_scenario *sc = mmt_scenario_find(tok);
+
+		if (!sc) {
+			snprintf(err, errlen, "unknown scenario '%s' (see --list)", tok);
+			return -1;
+		}
+		for (unsigned i = 0; i < cli->nr_scenarios; i++)
+			if (cli->scenarios[i] == sc)
+				sc = NULL;
+		if (sc && cli->nr_scenarios < MMT_MAX_SELECTED)
+			cli->scenarios[cli->nr_scenarios++] = sc;
+	}
+	if (!cli->nr_scenarios)
+		return error(err, errlen, "no scenario named");
+	return 0;
+}
+
+static int select_variants(struct mmt_cli *cli, const char *arg, char *err, size_t errlen)
+{
+	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
+		const struct mmt_scenario *sc = cli->scenarios[s];
+		char buf[1024], *tok, *save = NULL;
+
+		cli->nr_variants[s] = 0;
+		if (!arg || !strcmp(arg, "all")) {
+			for (unsigned v = 0; v < sc->nr_variants && v < 64; v++)
+				cli->variants[s][cli->nr_variants[s]++] = v;
+			continue;
+		}
+		snprintf(buf, sizeof(buf), "%s", arg);
+		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			const struct mmt_variant *v = mmt_variant_find(sc, tok);
+
+			if (!v) {
+				snprintf(err, errlen, "unknown variant '%s' of scenario %s (see --list %s)",
+					 tok, sc->name, sc->name);
+				return -1;
+			}
+			if (cli->nr_variants[s] < 64)
+				cli->variants[s][cli->nr_variants[s]++] = (unsigned)(v - sc->variants);
+		}
+		if (!cli->nr_variants[s])
+			return error(err, errlen, "--variant names no variant");
+	}
+	return 0;
+}
+
+/* Scenario options: every option any scenario declares, once. */
+static unsigned collect_scenario_opts(struct mmt_cli *cli, struct option *out)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < mmt_scenario_count(); i++) {
+		const struct mmt_scenario *sc = mmt_scenario_at(i);
+
+		for (unsigned k = 0; k < sc->nr_options; k++) {
+			bool dup = false;
+
+			for (unsigned j = 0; j < n; j++)
+				dup |= !strcmp(cli->opts[j].name, sc->options[k].name);
+			if (dup || n == MMT_MAX_OPTIONS * 4)
+				continue;
+			cli->opts[n].name = sc->options[k].name;
+			out[n] = (struct option){ sc->options[k].name, required_argument, NULL,
+						  OPT_SCENARIO_BASE + (int)n };
+			n++;
+		}
+	}
+	cli->nr_opts = n;
+	return n;
+}
+
+uint64_t mmt_cli_option_value(const struct mmt_cli *cli, const struct mmt_option *o)
+{
+	for (unsigned i = 0; i < cli->nr_opts; i++)
+		if (cli->opts[i].set && !strcmp(cli->opts[i].name, o->name))
+			return cli->opts[i].value;
+	return o->def;
+}
+
+/* Every option given must belong to a selected scenario and be in range. */
+static int check_scenario_opts(const struct mmt_cli *cli, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < cli->nr_opts; i++) {
+		bool used = false;
+
+		if (!cli->opts[i].set)
+			continue;
+		for (unsigned s = 0; s < cli->nr_scenarios; s++) {
+			const struct mmt_scenario *sc = cli->scenarios[s];
+
+			for (unsigned k = 0; k < sc->nr_options; k++) {
+				const struct mmt_option *o = &sc->options[k];
+
+				if (strcmp(o->name, cli->opts[i].name))
+					continue;
+				used = true;
+				if (cli->opts[i].value < o->min || cli->opts[i].value > o->max) {
+					snprintf(err, errlen, "--%s must be between %llu and %llu for %s",
+						 o->name, (unsigned long long)o->min,
+						 (unsigned long long)o->max, sc->name);
+					return -1;
+				}
+			}
+		}
+		if (!used) {
+			snprintf(err, errlen, "--%s is not an option of the selected scenario(s)",
+				 cli->opts[i].name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int check_threads(const struct mmt_cli *cli, char *err, size_t errlen)
+{
+	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
+		const struct mmt_scenario *sc = cli->scenarios[s];
+		unsigned n = cli->threads ? cli->threads : sc->default_threads;
+
+		for (unsigned p = 0; p < cli->nr_placements; p++) {
+			const struct mmt_placement *pl = &cli->placements[p];
+
+			if (pl->kind == MMT_PLACE_CPUS && cli->threads && pl->nr_cpus != (int)cli->threads) {
+				snprintf(err, errlen, "--placement %s names %d CPUs but --threads is %u",
+					 pl->name, pl->nr_cpus, cli->threads);
+				return -1;
+			}
+			if (pl->kind == MMT_PLACE_CPUS && !cli->threads)
+				n = (unsigned)pl->nr_cpus;
+			if (n < sc->min_threads || (sc->max_threads && n > sc->max_threads)) {
+				if (sc->max_threads)
+					snprintf(err, errlen, "%s runs with %u to %u threads, not %u", sc->name,
+						 sc->min_threads, sc->max_threads, n);
+				else
+					snprintf(err, errlen, "%s needs at least %u threads, not %u", sc->name,
+						 sc->min_threads, n);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int parse_uint(const char *name, const char *arg, uint64_t min, uint64_t max,
+		      uint64_t *out, char *err, size_t errlen)
+{
+	char why[MMT_ERRLEN];
+
+	if (mmt_parse_u64(arg, out, why, sizeof(why))) {
+		snprintf(err, errlen, "--%s: %s", name, why);
+		return -1;
+	}
+	if (*out < min || *out > max) {
+		snprintf(err, errlen, "--%s must be between %llu and %llu", name,
+			 (unsigned long long)min, (unsigned long long)max);
+		return -1;
+	}
+	return 0;
+}
+
+int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t errlen)
+{
+	struct option longopts[NR_COMMON + MMT_MAX_OPTIONS * 4 + 1];
+	const char *variant_arg = NULL, *scenario_arg = NULL;
+	char why[MMT_ERRLEN];
+	unsigned nsc;
+	uint64_t v;
+	int c;
+
+	memset(cli, 0, sizeof(*cli));
+	cli->repeat = 1;
+	cli->mem_node = -1;
+	memcpy(longopts, common_opts, sizeof(common_opts));
+	nsc = collect_scenario_opts(cli, longopts + NR_COMMON);
+	memset(&longopts[NR_COMMON + nsc], 0, sizeof(longopts[0]));
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		const char *arg = optarg;
+
+		switch (c) {
+		case OPT_VARIANT: variant_arg = arg; break;
+		case OPT_PLACEMENT:
+			if (add_placement(cli, arg, err, errlen))
+				return -1;
+			break;
+		case OPT_THREADS:
+			if (parse_uint("threads", arg, 1, MMT_MAX_CPUS, &v, err, errlen))
+				return -1;
+			cli->threads = (unsigned)v;
+			break;
+		case OPT_DURATION:
+			if (mmt_parse_duration(arg, &cli->duration_ns, why, sizeof(why))) {
+				snprintf(err, errlen, "--duration: %s", why);
+				return -1;
+			}
+			break;
+		case OPT_ITERATIONS:
+			if (parse_uint("iterations", arg, 1, UINT64_MAX, &cli->iterations, err, errlen))
+				return -1;
+			break;
+		case OPT_REPEAT:
+			if (parse_uint("repeat", arg, 1, 100000, &v, err, errlen))
+				return -1;
+			cli->repeat = (unsigned)v;
+			break;
+		case OPT_SEED:
+			if (parse_uint("seed", arg, 0, INT64_MAX, &cli->seed, err, errlen))
+				return -1;
+			cli->seed_set = true;
+			break;
+		case OPT_MEM_NODE:
+			if (parse_uint("mem-node", arg, 0, MMT_MAX_NODES - 1, &v, err, errlen))
+				return -1;
+			cli->mem_node = (int)v;
+			break;
+		case OPT_OUTPUT:
+			if (!*arg)
+				return error(err, errlen, "--output needs a file name or '-'");
+			cli->output = arg;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(arg, "table"))
+				cli->format = MMT_FORMAT_TABLE;
+			else if (!strcmp(arg, "json"))
+				cli->format = MMT_FORMAT_JSON;
+			else {
+				snprintf(err, errlen, "--format must be table or json, not '%s'", arg);
+				return -1;
+			}
+			break;
+		case OPT_LIST: cli->list = true; break;
+		case OPT_ASSUME_FORBIDDEN: cli->assume_forbidden = true; break;
+		case OPT_HELP: cli->help = true; return 0;
+		case OPT_VERSION: cli->version = true; return 0;
+		case ':':
+			snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
+			return -1;
+		case '?':
+			snprintf(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
+			return -1;
+		default:
+			if (c >= OPT_SCENARIO_BASE && c < OPT_SCENARIO_BASE + (int)nsc) {
+				struct mmt_cli_opt *o = &cli->opts[c - OPT_SCENARIO_BASE];
+
+				if (mmt_parse_u64(arg, &o->value, why, sizeof(why))) {
+					snprintf(err, errlen, "--%s: %s", o->name, why);
+					return -1;
+				}
+				o->set = true;
+				break;
+			}
+			return error(err, errlen, "internal error: unhandled option");
+		}
+	}
+	if (optind < argc)
+		scenario_arg = argv[optind++];
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (several scenarios: a,b)", argv[optind]);
+		return -1;
+	}
+	if (!scenario_arg && cli->list)
+		scenario_arg = "all";
+	if (!scenario_arg) {
+		cli->smoke = true;
+		scenario_arg = "all";
+	}
+	if (select_scenarios(cli, scenario_arg, err, errlen) ||
+	    select_variants(cli, variant_arg, err, errlen))
+		return -1;
+	if (!cli->nr_placements)
+		add_placement(cli, cli->smoke ? "spread" : "same-node", err, errlen);
+	if (!cli->duration_ns && !cli->iterations)
+		cli->duration_ns = cli->smoke ? MMT_SMOKE_DURATION_NS : MMT_DEFAULT_DURATION_NS;
+	if (cli->output && !strcmp(cli->output, "-") && cli->format == MMT_FORMAT_JSON)
+		cli->format = MMT_FORMAT_TABLE; /* JSON is already on stdout once */
+	if (check_scenario_opts(cli, err, errlen) || check_threads(cli, err, errlen))
+		return -1;
+	return 0;
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Command line: parsed and validated completely before anything runs or is
+ * written, so bad input costs nothing but one line on stderr and exit 2.
+ */
+#ifndef MMT_CLI_H
+#define MMT_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdint.h>
+
+#include "placement.h"
+#include "scenario.h"
+
+#define MMT_MAX_SELECTED 64
+#define MMT_MAX_PLACEMENTS 8
+
+enum mmt_format { MMT_FORMAT_TABLE, MMT_FORMAT_JSON };
+
+struct mmt_cli_opt {
+	const char *name;
+	uint64_t value;
+	bool set;
+};
+
+struct mmt_cli {
+	bool help, version, list, smoke;
+	bool assume_forbidden;	/* test hook: every witness counts as forbidden */
+	const struct mmt_scenario *scenarios[MMT_MAX_SELECTED];
+	unsigned nr_scenarios;
+	/* Variants per selected scenario, as indexes into sc->variants. */
+	unsigned variants[MMT_MAX_SELECTED][64];
+	unsigned nr_variants[MMT_MAX_SELECTED];
+	struct mmt_placement placements[MMT_MAX_PLACEMENTS];
+	unsigned nr_placements;
+	unsigned threads;	/* 0: the scenario's default */
+	uint64_t duration_ns;	/* 0 with iterations set: iterations only */
+	uint64_t iterations;
+	unsigned repeat;
+	uint64_t seed;
+	bool seed_set;
+	int mem_node;		/* -1: the node of the first worker's CPU */
+	const char *output;	/* NULL: results/<name>.json; "-": stdout */
+	enum mmt_format format;
+	struct mmt_cli_opt opts[MMT_MAX_OPTIONS * 4];
+	unsigned nr_opts;
+};
+
+/* Returns 0, or -1 with a one-line reason in err. */
+int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t errlen);
+
+/* Value of scenario option o for this run: the user's or the default. */
+uint64_t mmt_cli_option_value(const struct mmt_cli *cli, const struct mmt_option *o);
+
+void mmt_cli_usage(FILE *f);
+
+#define MMT_SMOKE_DURATION_NS 200000000ull
+#define MMT_DEFAULT_DURATION_NS 1000000000ull
+
+#endif

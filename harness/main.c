@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmtorture: parse, plan, run, record.  Everything that can be wrong with
+ * the input is found before the first run; results are written once, at
+ * the end, atomically, even when a signal cut the runs short.
+ */
+#include <numa.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch/barrier.h"
+#include "cli.h"
+#include "metadata.h"
+#include "parse.h"
+#include "placement.h"
+#include "probe.h"
+#include "report.h"
+#include "results.h"
+#include "runner.h"
+#include "topology.h"
+
+#define EXIT_WITNESSED 1
+#define EXIT_USAGE 2
+#define EXIT_HARNESS 3
+#define EXIT_SKIPPED 77
+
+struct totals {
+	int runs, ok, skipped, errors, forbidden, injected_missed, interrupted_sig;
+	bool hung;
+};
+
+static void list_scenarios(const struct mmt_cli *cli)
+{
+	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
+		const struct mmt_scenario *sc = cli->scenarios[s];
+
+		printf("%s: %s\n  threads: %u", sc->name, sc->help, sc->min_threads);
+		if (sc->max_threads != sc->min_threads)
+			printf(sc->max_threads ? "-%u" : "+", sc->max_threads);
+		printf(" (default %u), counts %s\n  variants:\n", sc->default_threads, sc->ops_unit);
+		for (unsigned v = 0; v < sc->nr_variants; v++) {
+			const struct mmt_variant *var = &sc->variants[v];
+			const char *tag = var->injected ? "injected fault"
+					  : (var->forbidden_on & mmt_this_arch()) ? "witness forbidden here"
+					  : "witness allowed here";
+
+			printf("    %-22s %s [%s]\n", var->name, var->help, tag);
+		}
+		if (sc->nr_options)
+			printf("  options:\n");
+		for (unsigned o = 0; o < sc->nr_options; o++)
+			printf("    --%-20s %s (default %llu, %llu-%llu)\n", sc->options[o].name,
+			       sc->options[o].help, (unsigned long long)sc->options[o].def,
+			       (unsigned long long)sc->options[o].min,
+			       (unsigned long long)sc->options[o].max);
+	}
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+static json_t *int_array(const int *v, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+/* Node for the shared data: the user's, or the first worker's if it has
+ * memory, else the nearest one that does. */
+static int choose_mem_node(const struct mmt_topology *t, const struct mmt_cli *cli, int cpu0,
+			   char *reason, size_t len)
+{
+	const struct mmt_cpu *c = mmt_topology_cpu(t, cpu0);
+	const struct mmt_node *home;
+	int best = -1, best_dist = 1 << 30;
+
+	if (cli->mem_node >= 0) {
+		const struct mmt_node *nd = mmt_topology_node(t, cli->mem_node);
+
+		if (!nd || !nd->has_memory) {
+			snprintf(reason, len, "--mem-node %d: no such node with memory on this machine",
+				 cli->mem_node);
+			return -1;
+		}
+		return cli->mem_node;
+	}
+	home = c ? mmt_topology_node(t, c->node) : NULL;
+	if (!home)
+		return 0;
+	if (home->has_memory)
+		return home->id;
+	for (int i = 0; i < t->nr_nodes; i++) {
+		int d = home->distance[i];
+
+		if (t->nodes[i].has_memory && d >= 0 && d < best_dist) {
+			best = t->nodes[i].id;
+			best_dist = d;
+		}
+	}
+	return best < 0 ? 0 : best;
+}
+
+static bool assume_forbidden;
+
+static bool is_forbidden(const struct mmt_variant *v)
+{
+	return assume_forbidden || (v->forbidden_on & mmt_this_arch()) != 0;
+}
+
+static json_t *options_json(const struct mmt_scenario *sc, const uint64_t *opt)
+{
+	json_t *o = json_object();
+
+	for (unsigned k = 0; k < sc->nr_options; k++)
+		json_object_set_new(o, sc->options[k].name, json_integer((json_int_t)opt[k]));
+	return o;
+}
+
+static json_t *base_record(const struct mmt_scenario *sc, const struct mmt_variant *v,
+			   const struct mmt_placement *pl, unsigned rep, unsigned threads,
+			   uint64_t seed, const uint64_t *opt)
+{
+	return json_pack("{s:s,s:s,s:s,s:i,s:s,s:n,s:n,s:b,s:b,s:i,s:n,s:n,s:I,s:o,s:n,s:s,"
+			 "s:n,s:n,s:n,s:n,s:n,s:n,s:[]}",
+			 "scenario", sc->name, "variant", v->name, "placement", pl->name,
+			 "repeat", rep, "status", "skipped", "reason", "verdict",
+			 "forbidden", is_forbidden(v),
+			 "injected", v->injected, "threads", threads, "cpus", "mem_node",
+			 "seed", (json_int_t)seed, "options", options_json(sc, opt),
+			 "iterations", "ops_unit", sc->ops_unit, "elapsed_ns", "ops_per_sec",
+			 "ns_per_op", "witnesses", "probe", "metrics", "workers");
+}
+
+static const char *verdict(const struct mmt_variant *v, uint64_t witnesses, bool forbidden)
+{
+	if (v->injected && !assume_forbidden)
+		return witnesses ? "caught (injected fault)" : "MISSED (injected fault not seen)";
+	if (forbidden)
+		return witnesses ? "FORBIDDEN AND SEEN" : "ok (forbidden, not seen)";
+	return witnesses ? "allowed, seen" : "allowed, not seen";
+}
+
+static void fill_measured(json_t *rec, struct mmt_run *run, const struct mmt_run_outcome *out,
+			  const int *cpus, json_t *probe_before, json_t *probe_after)
+{
+	const struct mmt_scenario *sc = run->sc;
+	json_t *hist = json_object(), *workers = json_object_get(rec, "workers");
+	uint64_t witnesses = 0;
+	double secs = (double)out->elapsed_ns / 1e9;
+
+	for (unsigned o = 0; o < sc->nr_outcomes; o++) {
+		json_object_set_new(hist, sc->outcomes[o], json_integer((json_int_t)run->outcomes[o]));
+		if (o)
+			witnesses += run->outcomes[o];
+	}
+	for (unsigned i = 0; i < run->nr_workers; i++) {
+		const struct mmt_worker *w = &run->workers[i];
+
+		json_array_append_new(workers, json_pack("{s:i,s:s,s:i,s:[i,i],s:I}", "id", w->id,
+							 "role", w->role ? w->role : "worker",
+							 "cpu", w->cpu, "cpu_seen", w->cpu_seen_start,
+							 w->cpu_seen_end, "ops", (json_int_t)w->ops));
+	}
+	json_object_set_new(rec, "cpus", int_array(cpus, (int)run->nr_workers));
+	json_object_set_new(rec, "mem_node", json_integer(out->actual_mem_node >= 0 ? out->actual_mem_node : run->mem_node));
+	json_object_set_new(rec, "iterations", json_integer((json_int_t)run->ops));
+	json_object_set_new(rec, "elapsed_ns", json_integer((json_int_t)out->elapsed_ns));
+	json_object_set_new(rec, "ops_per_sec", json_real(secs > 0 ? (double)run->ops / secs : 0));
+	json_object_set_new(rec, "ns_per_op",
+			    run->ops ? json_real((double)out->elapsed_ns / (double)run->ops) : json_null());
+	json_object_set_new(rec, "witnesses", json_pack("{s:I,s:o}", "count", (json_int_t)witnesses,
+							"histogram", hist));
+	json_object_set_new(rec, "probe", json_pack("{s:o,s:o}", "before", probe_before, "after", probe_after));
+	json_object_set_new(rec, "metrics", json_incref(run->metrics));
+	json_object_set_new(rec, "verdict", json_string(verdict(run->variant, witnesses,
+							       is_forbidden(run->variant))));
+}
+
+/* One run: plan, probe, execute, probe, record.  Returns the record. */
+static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
+		      const struct mmt_scenario *sc, const struct mmt_variant *v,
+		      const struct mmt_placement *pl, unsigned rep, uint64_t seed,
+		      const sigset_t *sigs, struct totals *tot)
+{
+	static int cpus[MMT_MAX_CPUS];
+	uint64_t opt[MMT_MAX_OPTIONS];
+	unsigned threads = cli->threads ? cli->threads
+			 : pl->kind == MMT_PLACE_CPUS ? (unsigned)pl->nr_cpus : sc->default_threads;
+	char reason[256];
+	struct mmt_run run = { 0 };
+	struct mmt_run_outcome out;
+	json_t *rec, *before, *after;
+	int mem_node;
+
+	for (unsigned k = 0; k < sc->nr_options; k++)
+		opt[k] = mmt_cli_option_value(cli, &sc->options[k]);
+	rec = base_record(sc, v, pl, rep, threads, seed, opt);
+	tot->runs++;
+	if (mmt_placement_plan(topo, pl, (int)threads, cpus, reason, sizeof(reason)) ||
+	    (mem_node = choose_mem_node(topo, cli, cpus[0], reason, sizeof(reason))) < 0) {
+		json_object_set_new(rec, "reason", json_string(reason));
+		tot->skipped++;
+		return rec;
+	}
+	run.sc = sc;
+	run.variant = v;
+	run.opt = opt;
+	run.nr_workers = threads;
+	run.mem_node = mem_node;
+	run.iterations = cli->iterations;
+	run.seed = seed;
+
+	before = mmt_probe_cpus(cpus, (int)threads);
+	mmt_run_execute(&run, cpus, cli->duration_ns, sigs, &out);
+	if (out.end == MMT_END_ERROR || out.end == MMT_END_HUNG) {
+		json_object_set_new(rec, "status", json_string(out.end == MMT_END_HUNG ? "hung" : "error"));
+		json_object_set_new(rec, "reason", json_string(out.error));
+		json_object_set_new(rec, "cpus", int_array(cpus, (int)threads));
+		json_decref(before);
+		tot->errors++;
+		tot->hung |= out.end == MMT_END_HUNG;
+		return rec;
+	}
+	after = mmt_probe_cpus(cpus, (int)threads);
+	fill_measured(rec, &run, &out, cpus, before, after);
+	{
+		bool forbidden = is_forbidden(v);
+		json_int_t w = json_integer_value(json_object_get(json_object_get(rec, "witnesses"), "count"));
+		const char *status = "ok";
+
+		if (forbidden && w) {
+			status = "witnessed";
+			tot->forbidden++;
+		} else if (out.end == MMT_END_INTERRUPTED) {
+			status = "interrupted";
+		} else {
+			tot->ok++;
+		}
+		if (v->injected && !w)
+			tot->injected_missed++;
+		if (out.end == MMT_END_INTERRUPTED) {
+			tot->interrupted_sig = out.signo;
+			json_object_set_new(rec, "reason", json_string(strsignal(out.signo)));
+		}
+		json_object_set_new(rec, "status", json_string(status));
+	}
+	mmt_run_release(&run);
+	return rec;
+}
+
+static int pending_signal(const sigset_t *sigs)
+{
+	struct timespec zero = { 0, 0 };
+	int sig = sigtimedwait(sigs, NULL, &zero);
+
+	return sig > 0 ? sig : 0;
+}
+
+static int exit_code(const struct totals *t)
+{
+	if (t->forbidden)
+		return EXIT_WITNESSED;
+	if (t->errors)
+		return EXIT_HARNESS;
+	if (t->interrupted_sig)
+		return 128 + t->interrupted_sig;
+	if (t->runs && t->skipped == t->runs)
+		return EXIT_SKIPPED;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static struct mmt_cli cli;
+	static struct mmt_topology topo;
+	char err[512], path[4096];
+	const char *results_dir = getenv("MMT_RESULTS_DIR");
+	struct totals tot = { 0 };
+	sigset_t sigs;
+	json_t *doc, *runs;
+	uint64_t seed;
+	unsigned run_index = 0;
+	int code;
+
+	/* Blocked before any thread exists, so every thread inherits the
+	 * mask and only the supervisor ever takes these signals. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+	if (mmt_cli_parse(argc, argv, &cli, err, sizeof(err))) {
+		fprintf(stderr, "mmtorture: %s\n", err);
+		return EXIT_USAGE;
+	}
+	assume_forbidden = cli.assume_forbidden;
+	if (cli.help) {
+		mmt_cli_usage(stdout);
+		return 0;
+	}
+	if (cli.version) {
+		printf("mmtorture %s\n", mmt_version_string());
+		return 0;
+	}
+	if (cli.list) {
+		list_scenarios(&cli);
+		return 0;
+	}
+	if (cli.output && strcmp(cli.output, "-")) {
+		if (mmt_results_check_path(cli.output, err, sizeof(err))) {
+			fprintf(stderr, "mmtorture: %s\n", err);
+			return EXIT_USAGE;
+		}
+		snprintf(path, sizeof(path), "%s", cli.output);
+	} else if (!cli.output) {
+		if (mmt_results_default_path(results_dir ? results_dir : "results",
+					     cli.smoke ? "smoke" : cli.scenarios[0]->name, path,
+					     sizeof(path), err, sizeof(err))) {
+			fprintf(stderr, "mmtorture: %s\n", err);
+			return EXIT_USAGE;
+		}
+	}
+	if (mmt_topology_load(&topo, "/sys", err, sizeof(err))) {
+		fprintf(stderr, "mmtorture: %s\n", err);
+		return EXIT_HARNESS;
+	}
+	mmt_topology_apply_affinity(&topo);
+
+	if (cli.seed_set) {
+		seed = cli.seed;
+	} else if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed)) {
+		seed = mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
+	}
+	seed &= INT64_MAX; /* JSON integers are signed */
+
+	doc = json_pack("{s:i,s:o,s:b,s:[]}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
+			mmt_metadata_collect(argc, argv, seed, &topo), "interrupted", 0, "runs");
+	runs = json_object_get(doc, "runs");
+
+	/* Repeats outside variants: the host moves vCPUs every few seconds,
+	 * so interleaving keeps one variant from getting all the bad luck. */
+	for (unsigned s = 0; s < cli.nr_scenarios && !tot.interrupted_sig && !tot.hung; s++) {
+		const struct mmt_scenario *sc = cli.scenarios[s];
+
+		for (unsigned p = 0; p < cli.nr_placements && !tot.interrupted_sig && !tot.hung; p++)
+			for (unsigned r = 0; r < cli.repeat && !tot.interrupted_sig && !tot.hung; r++)
+				for (unsigned k = 0; k < cli.nr_variants[s] && !tot.hung; k++) {
+					int sig = pending_signal(&sigs);
+
+					if (sig) {
+						tot.interrupted_sig = sig;
+						break;
+					}
+					json_array_append_new(runs, do_run(&cli, &topo, sc,
+									   &sc->variants[cli.variants[s][k]],
+									   &cli.placements[p], r,
+									   mix64(seed + run_index++) & INT64_MAX,
+									   &sigs, &tot));
+					if (tot.interrupted_sig)
+						break;
+				}
+	}
+	code = exit_code(&tot);
+	json_object_set_new(doc, "interrupted", json_boolean(tot.interrupted_sig != 0));
+	json_object_set_new(doc, "summary", json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
+						      "runs", tot.runs, "ok", tot.ok,
+						      "skipped", tot.skipped, "errors", tot.errors,
+						      "forbidden_witnessed", tot.forbidden,
+						      "injected_missed", tot.injected_missed,
+						      "exit_code", code));
+	if (mmt_results_validate(doc, err, sizeof(err))) {
+		fprintf(stderr, "mmtorture: internal error, results fail their schema: %s\n", err);
+		return EXIT_HARNESS;
+	}
+	if (cli.output && !strcmp(cli.output, "-")) {
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		fputc('\n', stdout);
+		mmt_report_table(stderr, doc, NULL);
+	} else {
+		bool written = !mmt_results_write_atomic(doc, path, err, sizeof(err));
+
+		if (!written) {
+			fprintf(stderr, "mmtorture: %s\n", err);
+			code = EXIT_HARNESS;
+		}
+		if (cli.format == MMT_FORMAT_JSON) {
+			json_dumpf(doc, stdout, JSON_INDENT(2));
+			fputc('\n', stdout);
+		} else {
+			mmt_report_table(stdout, doc, written ? path : NULL);
+		}
+	}
+	fflush(stdout);
+	json_decref(doc);
+	if (tot.hung)
+		_exit(code); /* hung workers still spin: do not wait for them */
+	return code;
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Parsers for command-line values.  Each returns 0 on success or -1 with a
+ * one-line reason in err (no trailing newline), never exits: the caller
+ * decides that bad input is exit 2.
+ */
+#ifndef MMT_PARSE_H
+#define MMT_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MMT_ERRLEN 256
+
+/* Decimal integer with an optional k/M/G (x1000) suffix: "100000", "10M". */
+int mmt_parse_u64(const char *s, uint64_t *out, char *err, size_t errlen);
+
+/* Duration with unit ns/us/ms/s/m, a bare number meaning seconds:
+ * "500ms", "5s", "1.5s", "2m". Zero is refused. */
+int mmt_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
+
+/* Kernel cpulist syntax: "0-3,8,10-11".  Fills up to max entries in
+ * ascending order, refuses duplicates; *n gets the count. */
+int mmt_parse_cpulist(const char *s, int *cpus, int max, int *n, char *err,
+		      size_t errlen);
+
+/* Same syntax, duplicates silently merged: for reading sysfs, where
+ * ranges never overlap but we should not trust that blindly. */
+int mmt_parse_cpulist_loose(const char *s, int *cpus, int max, int *n);
+
+#endif

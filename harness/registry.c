@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scenarios register themselves with MMT_SCENARIO(), which drops a pointer
+ * into the "mmt_scenarios" section; the linker provides its bounds.  The
+ * registry hands them out sorted by name so --list and "all" are stable.
+ */
+#include "scenario.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const struct mmt_scenario *const __start_mmt_scenarios[];
+extern const struct mmt_scenario *const __stop_mmt_scenarios[];
+
+static const struct mmt_scenario *sorted[64];
+static unsigned nr_sorted;
+
+static int by_name(const void *a, const void *b)
+{
+	const struct mmt_scenario *x = *(const struct mmt_scenario *const *)a;
+	const struct mmt_scenario *y = *(const struct mmt_scenario *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+static void load(void)
+{
+	if (nr_sorted)
+		return;
+	for (const struct mmt_scenario *const *p = __start_mmt_scenarios;
+	     p < __stop_mmt_scenarios && nr_sorted < 64; p++)
+		sorted[nr_sorted++] = *p;
+	qsort(sorted, nr_sorted, sizeof(sorted[0]), by_name);
+}
+
+unsigned mmt_scenario_count(void)
+{
+	load();
+	return nr_sorted;
+}
+
+const struct mmt_scenario *mmt_scenario_at(unsigned i)
+{
+	load();
+	return i < nr_sorted ? sorted[i] : NULL;
+}
+
+const struct mmt_scenario *mmt_scenario_find(const char *name)
+{
+	load();
+	for (unsigned i = 0; i < nr_sorted; i++)
+		if (!strcmp(sorted[i]->name, name))
+			return sorted[i];
+	return NULL;
+}
+
+const struct mmt_variant *mmt_variant_find(const struct mmt_scenario *sc, const char *name)
+{
+	for (unsigned i = 0; i < sc->nr_variants; i++)
+		if (!strcmp(sc->variants[i].name, name))
+			return &sc->variants[i];
+	return NULL;
+}
+
+unsigned mmt_this_arch(void)
+{
+#if defined(__x86_64__)
+	return MMT_ARCH_X86_64;
+#elif defined(__aarch64__)
+	return MMT_ARCH_AARCH64;
+#else
+	return MMT_ARCH_GENERIC;
+#endif
+}

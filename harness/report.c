@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+#include "report.h"
+
+#include <math.h>
+#include <string.h>
+
+/* 1234567 -> "1.23M": rates span six orders of magnitude across placements. */
+static void si(char *buf, size_t len, double v)
+{
+	static const char *const unit[] = { "", "k", "M", "G", "T" };
+	int u = 0;
+
+	while (fabs(v) >= 1000 && u < 4) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.3g%s" : "%.3g%s", v, unit[u]);
+}
+
+static void latency(char *buf, size_t len, const json_t *metrics, const char *key)
+{
+	const json_t *l = json_object_get(metrics, key);
+
+	if (!json_is_object(l)) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(buf, len, "%.0f/%.0f", json_number_value(json_object_get(l, "median")),
+		 json_number_value(json_object_get(l, "p99")));
+}
+
+/* One-way probe of the first CPU pair, before->after the run. */
+static void probe(char *buf, size_t len, const json_t *p)
+{
+	const json_t *b = json_array_get(json_object_get(p, "before"), 0);
+	const json_t *a = json_array_get(json_object_get(p, "after"), 0);
+
+	if (!b || !a) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(buf, len, "%.0f->%.0f", json_number_value(json_object_get(b, "one_way_ns")),
+		 json_number_value(json_object_get(a, "one_way_ns")));
+}
+
+static void cpus(char *buf, size_t len, const json_t *arr)
+{
+	size_t off = 0, i;
+	const json_t *v;
+
+	buf[0] = '\0';
+	json_array_foreach(arr, i, v) {
+		int n = snprintf(buf + off, len - off, "%s%lld", i ? "," : "",
+				 (long long)json_integer_value(v));
+
+		if (n < 0 || (size_t)n >= len - off) {
+			snprintf(buf + (len > 4 ? len - 4 : 0), 4, "...");
+			break;
+		}
+		off += (size_t)n;
+	}
+}
+
+void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
+{
+	const json_t *runs = json_object_get(doc, "runs"), *run, *sum;
+	size_t i;
+	int skipped = 0;
+
+	fprintf(f, "%-9s %-21s %-10s %-7s %3s %9s %9s %13s %9s %9s  %s\n", "scenario", "variant",
+		"placement", "cpus", "rep", "ops/s", "ns/op", "rt p50/p99ns", "probe ns", "witnesses",
+		"verdict");
+	json_array_foreach(runs, i, run) {
+		const char *status = json_string_value(json_object_get(run, "status"));
+		char rate[16], nsop[16], lat[32], pr[32], cp[64], wit[16];
+
+		if (!strcmp(status, "skipped")) {
+			skipped++;
+			continue;
+		}
+		if (!strcmp(status, "error") || !strcmp(status, "hung")) {
+			fprintf(f, "%-9s %-21s %-10s %s: %s\n",
+				json_string_value(json_object_get(run, "scenario")),
+				json_string_value(json_object_get(run, "variant")),
+				json_string_value(json_object_get(run, "placement")), status,
+				json_string_value(json_object_get(run, "reason")));
+			continue;
+		}
+		si(rate, sizeof(rate), json_number_value(json_object_get(run, "ops_per_sec")));
+		snprintf(nsop, sizeof(nsop), "%.1f", json_number_value(json_object_get(run, "ns_per_op")));
+		latency(lat, sizeof(lat), json_object_get(run, "metrics"), "round_trip_ns");
+		probe(pr, sizeof(pr), json_object_get(run, "probe"));
+		cpus(cp, sizeof(cp), json_object_get(run, "cpus"));
+		si(wit, sizeof(wit), (double)json_integer_value(
+					     json_object_get(json_object_get(run, "witnesses"), "count")));
+		fprintf(f, "%-9s %-21s %-10s %-7s %3lld %9s %9s %13s %9s %9s  %s\n",
+			json_string_value(json_object_get(run, "scenario")),
+			json_string_value(json_object_get(run, "variant")),
+			json_string_value(json_object_get(run, "placement")), cp,
+			(long long)json_integer_value(json_object_get(run, "repeat")), rate, nsop, lat,
+			pr, wit, json_string_value(json_object_get(run, "verdict")));
+	}
+	if (skipped) {
+		fprintf(f, "\nskipped:\n");
+		json_array_foreach(runs, i, run) {
+			if (strcmp(json_string_value(json_object_get(run, "status")), "skipped"))
+				continue;
+			fprintf(f, "  %s %s %s: %s\n", json_string_value(json_object_get(run, "scenario")),
+				json_string_value(json_object_get(run, "variant")),
+				json_string_value(json_object_get(run, "placement")),
+				json_string_value(json_object_get(run, "reason")));
+		}
+	}
+	sum = json_object_get(doc, "summary");
+	fprintf(f, "\n%lld runs: %lld ok, %lld skipped, %lld errors, %lld FORBIDDEN witnessed, "
+		   "%lld injected faults missed%s\n",
+		(long long)json_integer_value(json_object_get(sum, "runs")),
+		(long long)json_integer_value(json_object_get(sum, "ok")),
+		(long long)json_integer_value(json_object_get(sum, "skipped")),
+		(long long)json_integer_value(json_object_get(sum, "errors")),
+		(long long)json_integer_value(json_object_get(sum, "forbidden_witnessed")),
+		(long long)json_integer_value(json_object_get(sum, "injected_missed")),
+		json_is_true(json_object_get(doc, "interrupted")) ? " (INTERRUPTED)" : "");
+	if (result_path)
+		fprintf(f, "results: %s\n", result_path);
+}

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: MIT */
+/* The human table: one row per run, then skips and a summary line. */
+#ifndef MMT_REPORT_H
+#define MMT_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+void mmt_report_table(FILE *f, const json_t *doc, const char *result_path);
+
+#endif

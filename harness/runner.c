@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+#include "runner.h"
+#include "arch/barrier.h"
+#include "clock.h"
+#include "topology.h"
+
+#include <errno.h>
+#include <numa.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define HANG_GRACE_NS (10ull * 1000000000ull)
+
+struct mmt_stop mmt_stop;
+
+/* Start/finish bookkeeping, each counter on its own line: workers spin on
+ * 'armed' at the start and we do not want that to slow the 'finished' add. */
+static struct {
+	unsigned armed __mmt_aligned;
+	unsigned finished __mmt_aligned;
+	pthread_barrier_t barrier;
+	uint64_t t_begin[MMT_MAX_CPUS];
+	uint64_t t_end[MMT_MAX_CPUS];
+} sync_state;
+
+void mmt_request_stop(void)
+{
+	WRITE_ONCE(mmt_stop.flag, 1);
+}
+
+static void *trampoline(void *arg)
+{
+	struct mmt_worker *w = arg;
+	unsigned n = w->run->nr_workers;
+
+	w->cpu_seen_start = sched_getcpu();
+	/* The pthread barrier wakes everyone from sleep with tens of
+	 * microseconds of skew; the spin that follows lines them up within
+	 * a cache-line transfer, so the racing loops start together. */
+	pthread_barrier_wait(&sync_state.barrier);
+	__atomic_fetch_add(&sync_state.armed, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&sync_state.armed, __ATOMIC_ACQUIRE) < n)
+		cpu_relax();
+	sync_state.t_begin[w->id] = mmt_now_ns();
+	w->run->sc->worker(w);
+	sync_state.t_end[w->id] = mmt_now_ns();
+	w->cpu_seen_end = sched_getcpu();
+	__atomic_fetch_add(&sync_state.finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *alloc_shared(size_t size, int node, int *actual)
+{
+	void *p;
+
+	*actual = -1;
+	if (numa_available() < 0) {
+		p = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
+		if (p)
+			memset(p, 0, size);
+		return p;
+	}
+	p = numa_alloc_onnode(size, node);
+	if (!p)
+		return NULL;
+	/* Fault every page in now, under the node binding, rather than on the
+	 * first racing access. */
+	memset(p, 0, size);
+	if (get_mempolicy(actual, NULL, 0, p, MPOL_F_NODE | MPOL_F_ADDR))
+		*actual = -1;
+	return p;
+}
+
+static void free_shared(void *p, size_t size)
+{
+	if (!p)
+		return;
+	if (numa_available() < 0)
+		free(p);
+	else
+		numa_free(p, size);
+}
+
+static int wait_signal(const sigset_t *sigs, uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000ull),
+			       .tv_nsec = (long)(ns % 1000000000ull) };
+	siginfo_t info;
+	int sig = sigtimedwait(sigs, &info, &ts);
+
+	return sig > 0 ? sig : 0;
+}
+
+static bool all_finished(unsigned n)
+{
+	return __atomic_load_n(&sync_state.finished, __ATOMIC_ACQUIRE) == n;
+}
+
+/* Sleeps until every worker returned, the duration passed or a signal came. */
+static void supervise(struct mmt_run *run, uint64_t duration_ns, const sigset_t *sigs,
+		      struct mmt_run_outcome *out)
+{
+	uint64_t start = mmt_now_ns(), stop_at = 0;
+
+	for (;;) {
+		uint64_t now = mmt_now_ns(), slice = 20000000ull;
+		int sig;
+
+		if (all_finished(run->nr_workers))
+			return;
+		if (stop_at && now - stop_at > HANG_GRACE_NS) {
+			out->end = MMT_END_HUNG;
+			snprintf(out->error, sizeof(out->error),
+				 "%u of %u workers did not stop within %llu s of the stop request",
+				 run->nr_workers - __atomic_load_n(&sync_state.finished, __ATOMIC_ACQUIRE),
+				 run->nr_workers, HANG_GRACE_NS / 1000000000ull);
+			return;
+		}
+		if (!stop_at && duration_ns) {
+			if (now - start >= duration_ns) {
+				mmt_request_stop();
+				stop_at = now;
+				continue;
+			}
+			if (duration_ns - (now - start) < slice)
+				slice = duration_ns - (now - start);
+		}
+		sig = wait_signal(sigs, slice);
+		if (sig && out->end != MMT_END_INTERRUPTED) {
+			out->end = MMT_END_INTERRUPTED;
+			out->signo = sig;
+			mmt_request_stop();
+			stop_at = mmt_now_ns();
+		}
+	}
+}
+
+void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
+		     const sigset_t *stop_signals, struct mmt_run_outcome *out)
+{
+	const struct mmt_scenario *sc = run->sc;
+	pthread_t *threads;
+	unsigned n = run->nr_workers, started = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->end = MMT_END_DONE;
+	out->actual_mem_node = -1;
+	run->cycles_per_ns = mmt_cycles_per_ns();
+	run->shared_size = sc->shared_size ? sc->shared_size(run) : 0;
+	run->workers = aligned_alloc(MMT_PAD_BYTES, n * sizeof(*run->workers));
+	threads = calloc(n, sizeof(*threads));
+	if (!run->workers || !threads) {
+		out->end = MMT_END_ERROR;
+		snprintf(out->error, sizeof(out->error), "out of memory for %u workers", n);
+		free(threads);
+		return;
+	}
+	memset(run->workers, 0, n * sizeof(*run->workers));
+	if (run->shared_size) {
+		run->shared = alloc_shared(run->shared_size, run->mem_node, &out->actual_mem_node);
+		if (!run->shared) {
+			out->end = MMT_END_ERROR;
+			snprintf(out->error, sizeof(out->error),
+				 "cannot allocate %zu bytes on node %d", run->shared_size, run->mem_node);
+			free(threads);
+			return;
+		}
+	}
+	if (sc->prepare && sc->prepare(run)) {
+		out->end = MMT_END_ERROR;
+		snprintf(out->error, sizeof(out->error), "%s: prepare failed", sc->name);
+		goto free_mem;
+	}
+
+	WRITE_ONCE(mmt_stop.flag, 0);
+	sync_state.armed = 0;
+	sync_state.finished = 0;
+	pthread_barrier_init(&sync_state.barrier, NULL, n);
+	for (unsigned i = 0; i < n; i++) {
+		struct mmt_worker *w = &run->workers[i];
+		pthread_attr_t attr;
+		cpu_set_t set;
+		int err;
+
+		w->id = i;
+		w->cpu = cpus[i];
+		w->run = run;
+		w->cpu_seen_start = w->cpu_seen_end = -1;
+		CPU_ZERO(&set);
+		CPU_SET(cpus[i], &set);
+		pthread_attr_init(&attr);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		err = pthread_create(&threads[i], &attr, trampoline, w);
+		pthread_attr_destroy(&attr);
+		if (err) {
+			/* Workers already started wait at the barrier forever:
+			 * there is no clean way back, so say so and stop here. */
+			fprintf(stderr, "mmtorture: cannot start worker %u on CPU %d: %s\n", i,
+				cpus[i], strerror(err));
+			exit(1);
+		}
+		started++;
+	}
+	supervise(run, duration_ns, stop_signals, out);
+	if (out->end == MMT_END_HUNG)
+		return; /* workers still spin on shared memory: leave it mapped */
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	pthread_barrier_destroy(&sync_state.barrier);
+	{
+		uint64_t first = UINT64_MAX, last = 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			if (sync_state.t_begin[i] < first)
+				first = sync_state.t_begin[i];
+			if (sync_state.t_end[i] > last)
+				last = sync_state.t_end[i];
+		}
+		out->elapsed_ns = last > first ? last - first : 0;
+	}
+	run->metrics = json_object();
+	sc->verify(run);
+	if (sc->cleanup)
+		sc->cleanup(run);
+free_mem:
+	free_shared(run->shared, run->shared_size);
+	run->shared = NULL;
+	free(threads);
+}
+
+void mmt_run_release(struct mmt_run *run)
+{
+	json_decref(run->metrics);
+	run->metrics = NULL;
+	free(run->workers);
+	run->workers = NULL;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scenario descriptor.  A scenario is one file under scenarios/ that
+ * fills one struct mmt_scenario and registers it with MMT_SCENARIO(); the
+ * harness finds it in a linker section, so adding one touches no other C
+ * file (only the source list in scenarios/Makefile.inc).
+ *
+ * Life of one run (one variant, one placement, one repeat):
+ *   prepare()  allocate private state (shared memory is already on the node)
+ *   worker()   called once per pinned worker thread after the start barrier;
+ *              loops until mmt_should_stop() or its iteration target
+ *   verify()   after every worker has returned: fold per-worker results into
+ *              run->ops, run->outcomes[] and run->metrics
+ *   cleanup()  free private state
+ */
+#ifndef MMT_SCENARIO_H
+#define MMT_SCENARIO_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler.h"
+
+#define MMT_MAX_OUTCOMES 16
+#define MMT_MAX_OPTIONS 16
+
+/* Architectures, for declaring where an outcome is forbidden. */
+#define MMT_ARCH_X86_64 (1u << 0)
+#define MMT_ARCH_AARCH64 (1u << 1)
+#define MMT_ARCH_GENERIC (1u << 2)
+#define MMT_ARCH_ALL (MMT_ARCH_X86_64 | MMT_ARCH_AARCH64 | MMT_ARCH_GENERIC)
+unsigned mmt_this_arch(void);
+
+struct mmt_variant {
+	const char *name;
+	const char *help;
+	/* Architectures on which a witness is forbidden: seeing one there is
+	 * a real bug (in the hardware, compiler, or this harness) and exit 1. */
+	unsigned forbidden_on;
+	/* Deliberately broken (fault injection): the checker must report
+	 * witnesses, and the test suite proves that it does. */
+	bool injected;
+};
+
+struct mmt_option {
+	const char *name;	/* long option, without "--" */
+	const char *help;
+	uint64_t def, min, max;
+};
+
+struct mmt_run;
+struct mmt_worker;
+
+struct mmt_scenario {
+	const char *name;
+	const char *help;
+	const struct mmt_variant *variants;
+	unsigned nr_variants;
+	const struct mmt_option *options;
+	unsigned nr_options;
+	unsigned min_threads, default_threads, max_threads; /* max 0: no limit */
+	/* Outcome names for the histogram; outcome 0 is "as expected", every
+	 * other outcome is a witness. */
+	const char *const *outcomes;
+	unsigned nr_outcomes;
+	const char *ops_unit;	/* what run->ops counts: "messages", ... */
+	/* Bytes of memory shared by the workers, zeroed, on the mem node. */
+	size_t (*shared_size)(const struct mmt_run *run);
+	int (*prepare)(struct mmt_run *run);
+	void (*worker)(struct mmt_worker *w);
+	void (*verify)(struct mmt_run *run);
+	void (*cleanup)(struct mmt_run *run);
+};
+
+struct mmt_worker {
+	unsigned id;
+	int cpu;		/* planned */
+	int cpu_seen_start;	/* where it actually ran: sched_getcpu() */
+	int cpu_seen_end;
+	struct mmt_run *run;
+	uint64_t ops;		/* the worker's own count, for the record */
+	uint64_t outcomes[MMT_MAX_OUTCOMES];
+	const char *role;
+} __mmt_aligned;
+
+struct mmt_run {
+	const struct mmt_scenario *sc;
+	const struct mmt_variant *variant;
+	const uint64_t *opt;	/* values of sc->options, in order */
+	unsigned nr_workers;
+	struct mmt_worker *workers;
+	void *shared;
+	size_t shared_size;
+	int mem_node;
+	uint64_t iterations;	/* target per run; 0: until the stop flag */
+	uint64_t seed;
+	void *priv;
+	/* Filled by verify(). */
+	uint64_t ops;
+	uint64_t outcomes[MMT_MAX_OUTCOMES];
+	json_t *metrics;	/* scenario's own numbers, an object */
+	/* Samples per second of cycles, for converting mmt_cycles() deltas. */
+	double cycles_per_ns;
+};
+
+/* The stop flag, set by the timer, the iteration target or a signal.
+ * On its own line: workers read it in their loops. */
+struct mmt_stop {
+	int flag;
+} __mmt_aligned;
+extern struct mmt_stop mmt_stop;
+
+static inline bool mmt_should_stop(void)
+{
+	return READ_ONCE(mmt_stop.flag) != 0;
+}
+
+/* Called by a worker that reached the run's iteration target. */
+void mmt_request_stop(void);
+
+#define MMT_SCENARIO(var)                                                      \
+	static const struct mmt_scenario *const __mmt_reg_##var                \
+		__attribute__((used, section("mmt_scenarios"), aligned(8))) = &var
+
+/* Registry iteration. */
+unsigned mmt_scenario_count(void);
+const struct mmt_scenario *mmt_scenario_at(unsigned i);
+const struct mmt_scenario *mmt_scenario_find(const char *name);
+const struct mmt_variant *mmt_variant_find(const struct mmt_scenario *sc, const char *name);
+
+#endif

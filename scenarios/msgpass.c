@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * msgpass: the message-passing pattern.
+ *
+ *   producer                          consumer(s)
+ *   payload[0..W) = f(i, k)           wait until publication says i
+ *   publish(i)                        check payload[k] == f(i, k) for all k
+ *   wait for every ack == i           ack(i)
+ *
+ * A consumer that sees message i published but reads any payload word of
+ * an older message has witnessed the reordering that publication is meant
+ * to forbid.  Messages alternate between two payload buffers, so a stale
+ * word is always one of message i-2 and is told apart from garbage.
+ *
+ * The variants differ only in how the payload is published and how the
+ * publication is read.  The acknowledgement path back to the producer is
+ * the same hand-rolled release/acquire in every variant, so that
+ * throughput and latency differences come from the publication alone.
+ * Each variant gets its own copy of the loops: the primitive is a
+ * compile-time constant, so the hot loops carry no per-message dispatch.
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu/arch.h>
+#include <urcu/pointer.h>
+#include <urcu/system.h>
+
+#include "arch/barrier.h"
+#include "clock.h"
+#include "histogram.h"
+#include "scenario.h"
+
+enum msgpass_variant {
+	V_PLAIN,
+	V_ONCE_WMB_RMB,
+	V_RELEASE_ACQUIRE,
+	V_MB,
+	V_MB_FENCE,
+	V_URCU_WMB_RMB,
+	V_URCU_RCU,
+	V_URCU_MB,
+	V_C11_RELEASE_ACQUIRE,
+	V_C11_SEQ_CST,
+	V_BROKEN_PUBLISH_FIRST,
+	NR_VARIANTS
+};
+
+static const struct mmt_variant variants[NR_VARIANTS] = {
+	[V_PLAIN] = { "plain",
+		"plain C stores and loads, no barriers: the compiler (and a weakly ordered CPU) may reorder",
+		0, false },
+	[V_ONCE_WMB_RMB] = { "once-wmb-rmb",
+		"hand-rolled WRITE_ONCE/READ_ONCE with smp_wmb() before publishing, smp_rmb() after reading",
+		MMT_ARCH_ALL, false },
+	[V_RELEASE_ACQUIRE] = { "release-acquire",
+		"hand-rolled smp_store_release()/smp_load_acquire() (stlr/ldar on aarch64)",
+		MMT_ARCH_ALL, false },
+	[V_MB] = { "mb",
+		"hand-rolled smp_mb() on both sides (x86: lock; addl, as the kernel)",
+		MMT_ARCH_ALL, false },
+	[V_MB_FENCE] = { "mb-fence",
+		"hand-rolled full fence instruction on both sides (x86 mfence, aarch64 dsb ish)",
+		MMT_ARCH_ALL, false },
+	[V_URCU_WMB_RMB] = { "urcu-wmb-rmb",
+		"liburcu CMM_STORE_SHARED/CMM_LOAD_SHARED with cmm_smp_wmb()/cmm_smp_rmb()",
+		MMT_ARCH_ALL, false },
+	[V_URCU_RCU] = { "urcu-rcu",
+		"liburcu rcu_assign_pointer()/rcu_dereference() of a pointer to the payload",
+		MMT_ARCH_ALL, false },
+	[V_URCU_MB] = { "urcu-mb",
+		"liburcu cmm_smp_mb() on both sides (mfence on x86-64 in liburcu 0.13)",
+		MMT_ARCH_ALL, false },
+	[V_C11_RELEASE_ACQUIRE] = { "c11-release-acquire",
+		"C11 atomic_store_explicit(release)/atomic_load_explicit(acquire)",
+		MMT_ARCH_ALL, false },
+	[V_C11_SEQ_CST] = { "c11-seq-cst",
+		"C11 relaxed accesses with atomic_thread_fence(memory_order_seq_cst) on both sides",
+		MMT_ARCH_ALL, false },
+	[V_BROKEN_PUBLISH_FIRST] = { "broken-publish-first",
+		"fault injection: publishes before writing the payload, as a reordering would; the checker must catch it",
+		0, true },
+};
+
+enum { OPT_PAYLOAD_WORDS, OPT_BROKEN_DELAY };
+static const struct mmt_option options[] = {
+	[OPT_PAYLOAD_WORDS] = { "payload-words",
+		"64-bit words per message, checked by every consumer", 16, 1, 4096 },
+	[OPT_BROKEN_DELAY] = { "broken-delay",
+		"broken-publish-first: cpu_relax() spins between publishing and writing the payload; "
+		"0 is the bare reordering, more widens the window", 64, 0, 1000000 },
+};
+
+enum { OUT_FRESH, OUT_STALE, OUT_CORRUPT, NR_OUTCOMES };
+static const char *const outcome_names[NR_OUTCOMES] = { "fresh", "stale", "corrupt" };
+
+#define MAX_MISMATCHES 8
+
+struct payload_buf {
+	uint64_t seq;		/* for urcu-rcu: which message this buffer holds */
+	uint64_t word[];	/* starts on the next line (see shared_size) */
+};
+
+struct shared {
+	/* Publication: a message number, or for urcu-rcu a buffer pointer. */
+	uint64_t token __mmt_aligned;
+	struct payload_buf *ptr;
+	uint64_t t_pub;		/* producer's mmt_cycles() just before publishing */
+	uint64_t ack[] __mmt_aligned;	/* one padded line per consumer, see ACK() */
+};
+
+#define ACK_STRIDE (MMT_PAD_BYTES / sizeof(uint64_t))
+#define ACK(s, c) ((s)->ack[(size_t)(c) * ACK_STRIDE])
+
+struct mismatch {
+	uint64_t message, word, expected, found;
+	bool stale;		/* found is this word of an older message */
+};
+
+struct worker_state {
+	struct mmt_hist lat;	/* producer: round trip; consumer: one way (cycles) */
+	uint64_t stale_words;
+	unsigned nr_mismatches;
+	struct mismatch mismatch[MAX_MISMATCHES];
+} __mmt_aligned;
+
+struct priv {
+	struct payload_buf *buf[2];
+	unsigned words;
+	uint64_t mix;		/* seed-derived: payload values differ per run */
+	struct worker_state ws[];
+};
+
+static size_t buf_bytes(unsigned words)
+{
+	/* seq on its own line, then the words, rounded up to whole lines */
+	size_t b = MMT_PAD_BYTES + (size_t)words * sizeof(uint64_t);
+
+	return (b + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES;
+}
+
+static size_t header_bytes(unsigned nr_workers)
+{
+	return sizeof(struct shared) + (size_t)nr_workers * MMT_PAD_BYTES;
+}
+
+static size_t msgpass_shared_size(const struct mmt_run *run)
+{
+	return header_bytes(run->nr_workers) + 2 * buf_bytes((unsigned)run->opt[OPT_PAYLOAD_WORDS]);
+}
+
+static uint64_t splitmix64(uint64_t x)
+{
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	return x ^ (x >> 31);
+}
+
+/* Payload value of word k of message i: decodable, so that a mismatch
+ * says which message it came from. */
+static inline uint64_t value(const struct priv *p, uint64_t i, unsigned k)
+{
+	return ((i << 16) | k) ^ p->mix;
+}
+
+static inline uint64_t *words_of(struct payload_buf *b)
+{
+	return (uint64_t *)((char *)b + MMT_PAD_BYTES);
+}
+
+static int msgpass_prepare(struct mmt_run *run)
+{
+	unsigned words = (unsigned)run->opt[OPT_PAYLOAD_WORDS];
+	size_t size = sizeof(struct priv) + run->nr_workers * sizeof(struct worker_state);
+	struct priv *p = aligned_alloc(MMT_PAD_BYTES, (size + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES);
+	char *base = run->shared;
+
+	if (!p)
+		return -1;
+	memset(p, 0, size);
+	p->words = words;
+	p->mix = splitmix64(run->seed) & ~0xffffull;
+	p->buf[0] = (struct payload_buf *)(base + header_bytes(run->nr_workers));
+	p->buf[1] = (struct payload_buf *)((char *)p->buf[0] + buf_bytes(words));
+	/* Both buffers start as "message 0", so a stale read of the first
+	 * messages decodes as stale rather than as garbage. */
+	for (unsigned k = 0; k < words; k++)
+		words_of(p->buf[0])[k] = words_of(p->buf[1])[k] = value(p, 0, k);
+	run->priv = p;
+	return 0;
+}
+
+/* ---- publication primitives, one per variant ---------------------------- */
+
+static inline __attribute__((always_inline)) void
+publish(const int v, struct shared *s, struct payload_buf *b, uint64_t i)
+{
+	switch (v) {
+	case V_PLAIN:
+	case V_BROKEN_PUBLISH_FIRST:
+		s->token = i;
+		break;
+	case V_ONCE_WMB_RMB:
+		smp_wmb();
+		WRITE_ONCE(s->token, i);
+		break;
+	case V_RELEASE_ACQUIRE:
+		smp_store_release(&s->token, i);
+		break;
+	case V_MB:
+		smp_mb();
+		WRITE_ONCE(s->token, i);
+		break;
+	case V_MB_FENCE:
+		smp_mb_fence();
+		WRITE_ONCE(s->token, i);
+		break;
+	case V_URCU_WMB_RMB:
+		cmm_smp_wmb();
+		CMM_STORE_SHARED(s->token, i);
+		break;
+	case V_URCU_RCU:
+		b->seq = i;
+		rcu_assign_pointer(s->ptr, b);
+		break;
+	case V_URCU_MB:
+		cmm_smp_mb();
+		CMM_STORE_SHARED(s->token, i);
+		break;
+	case V_C11_RELEASE_ACQUIRE:
+		atomic_store_explicit((_Atomic uint64_t *)&s->token, i, memory_order_release);
+		break;
+	case V_C11_SEQ_CST:
+		atomic_thread_fence(memory_order_seq_cst);
+		atomic_store_explicit((_Atomic uint64_t *)&s->token, i, memory_order_relaxed);
+		break;
+	}
+}
+
+/* True once message i is published; afterwards payload reads are ordered
+ * after the read of the publication (or, for the broken ones, are not). */
+static inline __attribute__((always_inline)) bool
+published(const int v, struct shared *s, struct payload_buf *b, uint64_t i)
+{
+	switch (v) {
+	case V_PLAIN:
+	case V_BROKEN_PUBLISH_FIRST:
+		/* The compiler barrier only makes the spin re-read the token
+		 * (as the kernel's cpu_relax() would); it orders nothing on
+		 * the CPU, and the payload loads may still be hoisted. */
+		barrier();
+		return s->token == i;
+	case V_ONCE_WMB_RMB:
+		if (READ_ONCE(s->token) != i)
+			return false;
+		smp_rmb();
+		return true;
+	case V_RELEASE_ACQUIRE:
+		return smp_load_acquire(&s->token) == i;
+	case V_MB:
+		if (READ_ONCE(s->token) != i)
+			return false;
+		smp_mb();
+		return true;
+	case V_MB_FENCE:
+		if (READ_ONCE(s->token) != i)
+			return false;
+		smp_mb_fence();
+		return true;
+	case V_URCU_WMB_RMB:
+		if (CMM_LOAD_SHARED(s->token) != i)
+			return false;
+		cmm_smp_rmb();
+		return true;
+	case V_URCU_RCU: {
+		/* Buffers alternate, so the pointer changes with every message;
+		 * its seq, read through the dependency, names the message. */
+		struct payload_buf *p = rcu_dereference(s->ptr);
+
+		return p == b && p->seq == i;
+	}
+	case V_URCU_MB:
+		if (CMM_LOAD_SHARED(s->token) != i)
+			return false;
+		cmm_smp_mb();
+		return true;
+	case V_C11_RELEASE_ACQUIRE:
+		return atomic_load_explicit((_Atomic uint64_t *)&s->token, memory_order_acquire) == i;
+	case V_C11_SEQ_CST:
+		if (atomic_load_explicit((_Atomic uint64_t *)&s->token, memory_order_relaxed) != i)
+			return false;
+		atomic_thread_fence(memory_order_seq_cst);
+		return true;
+	}
+	return false;
+}
+
+/* ---- the loops ----------------------------------------------------------- */
+
+static inline __attribute__((always_inline)) void
+fill(const struct priv *p, struct payload_buf *b, uint64_t i)
+{
+	uint64_t *w = words_of(b);
+
+	for (unsigned k = 0; k < p->words; k++)
+		w[k] = value(p, i, k);
+}
+
+static inline __attribute__((always_inline)) void producer(const int v, struct mmt_worker *w)
+{
+	struct mmt_run *run = w->run;
+	struct shared *s = run->shared;
+	struct priv *p = run->priv;
+	struct worker_state *ws = &p->ws[w->id];
+	const unsigned consumers = run->nr_workers - 1;
+	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX;
+	const uint64_t delay = run->opt[OPT_BROKEN_DELAY];
+	uint64_t i;
+
+	for (i = 1; i <= last && !mmt_should_stop(); i++) {
+		struct payload_buf *b = p->buf[i & 1];
+		uint64_t t0;
+
+		if (v == V_BROKEN_PUBLISH_FIRST) {
+			t0 = mmt_cycles();
+			WRITE_ONCE(s->t_pub, t0);
+			publish(v, s, b, i);
+			for (uint64_t d = 0; d < delay; d++)
+				cpu_relax();
+			fill(p, b, i);
+		} else {
+			fill(p, b, i);
+			t0 = mmt_cycles();
+			WRITE_ONCE(s->t_pub, t0);
+			publish(v, s, b, i);
+		}
+		for (unsigned c = 1; c <= consumers; c++) {
+			while (smp_load_acquire(&ACK(s, c)) != i)
+				if (mmt_should_stop())
+					goto out;
+		}
+		mmt_hist_add(&ws->lat, mmt_cycles() - t0);
+		w->ops++;
+	}
+out:
+	w->role = "producer";
+}
+
+static void __attribute__((noinline)) report_mismatch(struct priv *p, struct worker_state *ws,
+						      uint64_t *outcomes, uint64_t i,
+						      const uint64_t *seen)
+{
+	bool corrupt = false;
+
+	for (unsigned k = 0; k < p->words; k++) {
+		uint64_t want = value(p, i, k), x = seen[k] ^ p->mix;
+
+		if (seen[k] == want)
+			continue;
+		ws->stale_words++;
+		/* An older message's word has this word's index and a
+		 * smaller message number; anything else is garbage. */
+		bool stale = (x & 0xffff) == k && (x >> 16) < i;
+
+		corrupt |= !stale;
+		if (ws->nr_mismatches < MAX_MISMATCHES)
+			ws->mismatch[ws->nr_mismatches++] = (struct mismatch){ i, k, want, seen[k], stale };
+	}
+	outcomes[corrupt ? OUT_CORRUPT : OUT_STALE]++;
+}
+
+static inline __attribute__((always_inline)) void consumer(const int v, struct mmt_worker *w)
+{
+	struct mmt_run *run = w->run;
+	struct shared *s = run->shared;
+	struct priv *p = run->priv;
+	struct worker_state *ws = &p->ws[w->id];
+	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX;
+	uint64_t seen[4096];
+
+	w->role = "consumer";
+	for (uint64_t i = 1; i <= last; i++) {
+		struct payload_buf *b = p->buf[i & 1];
+		const uint64_t *words = words_of(b);
+		uint64_t bad = 0, t;
+
+		while (!published(v, s, b, i))
+			if (mmt_should_stop())
+				return;
+		t = mmt_cycles();
+		/* Read every word once, compare afterwards: the copy is what
+		 * this CPU saw, so a mismatch report cannot be re-read fresh. */
+		for (unsigned k = 0; k < p->words; k++) {
+			seen[k] = words[k];
+			bad |= seen[k] ^ value(p, i, k);
+		}
+		if (unlikely(bad))
+			report_mismatch(p, ws, w->outcomes, i, seen);
+		else
+			w->outcomes[OUT_FRESH]++;
+		mmt_hist_add(&ws->lat, t - READ_ONCE(s->t_pub));
+		smp_store_release(&ACK(s, w->id), i);
+		w->ops++;
+	}
+}
+
+#define LOOPS(V)                                                               \
+	static void worker_##V(struct mmt_worker *w)                           \
+	{                                                                      \
+		if (w->id == 0)                                                \
+			producer(V, w);                                        \
+		else                                                           \
+			consumer(V, w);                                        \
+	}
+LOOPS(V_PLAIN)
+LOOPS(V_ONCE_WMB_RMB)
+LOOPS(V_RELEASE_ACQUIRE)
+LOOPS(V_MB)
+LOOPS(V_MB_FENCE)
+LOOPS(V_URCU_WMB_RMB)
+LOOPS(V_URCU_RCU)
+LOOPS(V_URCU_MB)
+LOOPS(V_C11_RELEASE_ACQUIRE)
+LOOPS(V_C11_SEQ_CST)
+LOOPS(V_BROKEN_PUBLISH_FIRST)
+
+static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = {
+	worker_V_PLAIN, worker_V_ONCE_WMB_RMB, worker_V_RELEASE_ACQUIRE, worker_V_MB,
+	worker_V_MB_FENCE, worker_V_URCU_WMB_RMB, worker_V_URCU_RCU, worker_V_URCU_MB,
+	worker_V_C11_RELEASE_ACQUIRE, worker_V_C11_SEQ_CST, worker_V_BROKEN_PUBLISH_FIRST,
+};
+
+static void msgpass_worker(struct mmt_worker *w)
+{
+	loops[w->run->variant - variants](w);
+}
+
+/* ---- results ------------------------------------------------------------- */
+
+static json_t *latency_json(const struct mmt_hist *h, double cycles_per_ns)
+{
+	if (!h->count)
+		return json_null();
+	return json_pack("{s:f,s:f,s:f,s:I}",
+			 "median", mmt_hist_percentile(h, 0.5) / cycles_per_ns,
+			 "p99", mmt_hist_percentile(h, 0.99) / cycles_per_ns,
+			 "p999", mmt_hist_percentile(h, 0.999) / cycles_per_ns,
+			 "samples", (json_int_t)h->count);
+}
+
+static json_t *mismatch_json(unsigned consumer, const struct mismatch *m, uint64_t mix)
+{
+	/* Hex strings: JSON numbers lose 64-bit precision in many readers. */
+	char e[24], f[24];
+
+	snprintf(e, sizeof(e), "0x%016llx", (unsigned long long)m->expected);
+	snprintf(f, sizeof(f), "0x%016llx", (unsigned long long)m->found);
+	return json_pack("{s:i,s:I,s:I,s:s,s:s,s:o}", "consumer", consumer,
+			 "message", (json_int_t)m->message, "word", (json_int_t)m->word,
+			 "expected", e, "found", f, "found_message",
+			 m->stale ? json_integer((json_int_t)(((m->found ^ mix) >> 16))) : json_null());
+}
+
+static void msgpass_verify(struct mmt_run *run)
+{
+	struct priv *p = run->priv;
+	struct mmt_hist *one_way = calloc(1, sizeof(*one_way));
+	json_t *mismatches = json_array();
+	uint64_t stale_words = 0;
+
+	for (unsigned c = 1; c < run->nr_workers; c++) {
+		struct worker_state *ws = &p->ws[c];
+
+		mmt_hist_merge(one_way, &ws->lat);
+		stale_words += ws->stale_words;
+		for (unsigned o = 0; o < NR_OUTCOMES; o++)
+			run->outcomes[o] += run->workers[c].outcomes[o];
+		for (unsigned m = 0; m < ws->nr_mismatches; m++)
+			json_array_append_new(mismatches, mismatch_json(c, &ws->mismatch[m], p->mix));
+	}
+	run->ops = run->workers[0].ops;
+	json_object_set_new(run->metrics, "payload_words", json_integer(p->words));
+	if (run->variant == &variants[V_BROKEN_PUBLISH_FIRST])
+		json_object_set_new(run->metrics, "broken_delay", json_integer((json_int_t)run->opt[OPT_BROKEN_DELAY]));
+	json_object_set_new(run->metrics, "round_trip_ns", latency_json(&p->ws[0].lat, run->cycles_per_ns));
+	/* One-way times subtract counters read on two CPUs: only meaningful
+	 * when the counter is synchronised across them. */
+	json_object_set_new(run->metrics, "one_way_ns",
+			    mmt_cycles_synchronised() ? latency_json(one_way, run->cycles_per_ns)
+						      : json_null());
+	json_object_set_new(run->metrics, "stale_words", json_integer((json_int_t)stale_words));
+	json_object_set_new(run->metrics, "first_mismatches", mismatches);
+	free(one_way);
+}
+
+static void msgpass_cleanup(struct mmt_run *run)
+{
+	free(run->priv);
+	run->priv = NULL;
+}
+
+static const struct mmt_scenario msgpass = {
+	.name = "msgpass",
+	.help = "message passing: a producer publishes a multi-word payload, consumers check every word",
+	.variants = variants,
+	.nr_variants = NR_VARIANTS,
+	.options = options,
+	.nr_options = sizeof(options) / sizeof(options[0]),
+	.min_threads = 2,
+	.default_threads = 2,
+	.max_threads = 0,
+	.outcomes = outcome_names,
+	.nr_outcomes = NR_OUTCOMES,
+	.ops_unit = "messages",
+	.shared_size = msgpass_shared_size,
+	.prepare = msgpass_prepare,
+	.worker = msgpass_worker,
+	.verify = msgpass_verify,
+	.cleanup = msgpass_cleanup,
+};
+MMT_SCENARIO(msgpass);

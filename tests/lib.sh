@@ -1,0 +1,47 @@
+# Shared helpers for the shell tests: TAP output and a scratch directory.
+# MMT_BIN and MMT_VALIDATE come from make check (tests/Makefile.inc).
+set -u
+: "${MMT_BIN:?run through make check}"
+: "${MMT_VALIDATE:?run through make check}"
+
+tap_n=0
+tap_failed=0
+ok() {  # ok CONDITION-STATUS DESCRIPTION
+	tap_n=$((tap_n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $tap_n - $2"
+	else
+		echo "not ok $tap_n - $2"
+		tap_failed=$((tap_failed + 1))
+	fi
+}
+skip() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - # SKIP $1"
+}
+done_testing() {
+	echo "1..$tap_n"
+	rm -rf "$scratch"
+	[ "$tap_failed" -eq 0 ]
+}
+
+scratch=$(mktemp -d /tmp/mmt-test.XXXXXX)
+export MMT_RESULTS_DIR="$scratch/results"
+cd "$scratch" || exit 1
+
+ncpus=$(getconf _NPROCESSORS_ONLN)
+nnodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+[ "$nnodes" -ge 1 ] || nnodes=1
+
+# run ARGS...: runs mmtorture, leaves rc, out (stdout) and err (stderr).
+run() {
+	"$MMT_BIN" "$@" >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	out=$(cat "$scratch/out")
+	err=$(cat "$scratch/err")
+}
+
+# runs FILE: one line per run: scenario variant placement status witnesses iterations
+runs() {
+	"$MMT_VALIDATE" "$1" --runs
+}

@@ -1,0 +1,65 @@
+#!/bin/sh
+# msgpass end to end: every variant runs, results are valid JSON with the
+# schema, correct variants see no witness, output modes work.
+. "${MMT_SRCDIR:-.}/tests/lib.sh"
+
+if [ "$ncpus" -lt 2 ]; then
+	skip "msgpass needs 2 CPUs, this machine has $ncpus"
+	done_testing
+	exit
+fi
+
+run msgpass --variant all --placement same-node --duration 100ms --output "$scratch/all.json"
+[ "$rc" -eq 0 ]
+ok $? "every variant, same-node: exit 0 (stderr: $err)"
+"$MMT_VALIDATE" "$scratch/all.json"
+ok $? "results file passes the schema check"
+nvariants=$("$MMT_BIN" --list msgpass | grep -c '\[')
+[ "$(runs "$scratch/all.json" | wc -l)" -eq "$nvariants" ]
+ok $? "one run per variant ($nvariants)"
+for v in $("$MMT_BIN" --list msgpass | awk '/\[witness forbidden here\]/ { print $1 }'); do
+	line=$(runs "$scratch/all.json" | awk -v v="$v" '$2 == v')
+	set -- $line
+	[ "$4" = ok ] && [ "$5" -eq 0 ] && [ "$6" -gt 0 ]
+	ok $? "$v: ok, zero witnesses, messages passed ($line)"
+done
+for v in $("$MMT_BIN" --list msgpass | awk '/\[/ { print $1 }'); do
+	printf '%s\n' "$out" | grep -q " $v "
+	ok $? "table has a row for $v"
+done
+printf '%s\n' "$out" | grep -q "results: $scratch/all.json"
+ok $? "table names the results file"
+
+run msgpass --variant mb,c11-release-acquire --iterations 5000 --repeat 2 --output "$scratch/it.json"
+[ "$rc" -eq 0 ] && [ "$(runs "$scratch/it.json" | awk '$6 == 5000' | wc -l)" -eq 4 ]
+ok $? "--iterations 5000 --repeat 2: four runs of exactly 5000 messages"
+
+run msgpass --variant release-acquire --duration 50ms --output -
+printf '%s\n' "$out" >"$scratch/stdout.json"
+[ "$rc" -eq 0 ] && "$MMT_VALIDATE" "$scratch/stdout.json" && printf '%s' "$err" | grep -q release-acquire
+ok $? "--output -: JSON document on stdout, table on stderr"
+[ ! -e "$MMT_RESULTS_DIR" ] || [ -z "$(ls -A "$MMT_RESULTS_DIR")" ]
+ok $? "--output -: no file written"
+
+run msgpass --variant mb --duration 50ms --format json
+printf '%s\n' "$out" >"$scratch/fmt.json"
+[ "$rc" -eq 0 ] && "$MMT_VALIDATE" "$scratch/fmt.json" && [ "$(ls "$MMT_RESULTS_DIR"/msgpass-*.json | wc -l)" -eq 1 ]
+ok $? "--format json: JSON on stdout and the default results file"
+
+run msgpass --variant mb --duration 50ms --payload-words 200 --seed 7 --output "$scratch/opt.json"
+[ "$rc" -eq 0 ] && grep -q '"payload-words": 200' "$scratch/opt.json" && grep -q '"seed": 7,' "$scratch/opt.json"
+ok $? "scenario option and seed recorded in the result"
+
+if [ "$ncpus" -ge 3 ]; then
+	run msgpass --variant release-acquire --threads 3 --placement spread --iterations 2000 --output "$scratch/t3.json"
+	[ "$rc" -eq 0 ] && runs "$scratch/t3.json" | awk '$4 == "ok" && $5 == 0 { f = 1 } END { exit !f }'
+	ok $? "two consumers: every message checked by both, no witness"
+else
+	skip "two consumers need 3 CPUs, this machine has $ncpus"
+fi
+
+run --duration 50ms
+[ "$rc" -eq 0 ] && [ "$(ls "$MMT_RESULTS_DIR"/smoke-*.json | wc -l)" -eq 1 ]
+ok $? "no scenario: smoke suite runs and writes results/smoke-*.json"
+
+done_testing

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* Results documents: schema round trip, atomic write, corrupt input refused. */
+#include "results.h"
+#include "tap.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+static json_t *good_doc(void)
+{
+	json_error_t e;
+	json_t *doc = json_loads(
+		"{\"schema_version\":1,\"interrupted\":false,"
+		"\"metadata\":{\"harness\":{\"version\":\"0.1.0\",\"git_revision\":\"abc\","
+		"\"compiler\":\"gcc\",\"cflags\":\"-O2\",\"arch\":\"x86_64\"},"
+		"\"kernel\":{},\"cpu\":{},\"topology\":{},\"settings\":{},"
+		"\"liburcu_version\":\"0.13.2\",\"command_line\":[\"mmtorture\"],\"seed\":7,"
+		"\"started_at\":\"2026-01-01T00:00:00Z\",\"clock\":{}},"
+		"\"runs\":[{\"scenario\":\"msgpass\",\"variant\":\"mb\",\"placement\":\"same-node\","
+		"\"repeat\":0,\"status\":\"ok\",\"reason\":null,\"verdict\":\"ok\",\"forbidden\":true,"
+		"\"injected\":false,\"threads\":2,\"cpus\":[0,1],\"mem_node\":0,\"seed\":1,"
+		"\"options\":{},\"iterations\":10,\"ops_unit\":\"messages\",\"elapsed_ns\":100,"
+		"\"ops_per_sec\":1.5,\"ns_per_op\":10.0,"
+		"\"witnesses\":{\"count\":0,\"histogram\":{\"fresh\":10}},"
+		"\"probe\":{\"before\":[],\"after\":[]},\"metrics\":{},\"workers\":[]},"
+		"{\"scenario\":\"msgpass\",\"variant\":\"mb\",\"placement\":\"cross-node\","
+		"\"repeat\":0,\"status\":\"skipped\",\"reason\":\"one node\",\"verdict\":null,"
+		"\"forbidden\":true,\"injected\":false,\"threads\":2,\"cpus\":null,\"mem_node\":null,"
+		"\"seed\":2,\"options\":{},\"iterations\":null,\"ops_unit\":\"messages\","
+		"\"elapsed_ns\":null,\"ops_per_sec\":null,\"ns_per_op\":null,\"witnesses\":null,"
+		"\"probe\":null,\"metrics\":null,\"workers\":[]}],"
+		"\"summary\":{\"runs\":2,\"ok\":1,\"skipped\":1,\"errors\":0,"
+		"\"forbidden_witnessed\":0,\"injected_missed\":0,\"exit_code\":0}}",
+		0, &e);
+
+	if (!doc) {
+		printf("# fixture: %s\n", e.text);
+		abort();
+	}
+	return doc;
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.' || (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."));
+	closedir(d);
+	return n;
+}
+
+/* Each mutation must make a good document fail validation. */
+static void mutation(const char *what, const char *path, json_t *value)
+{
+	json_t *doc = good_doc(), *obj = doc;
+	char buf[256], *key, *save = NULL, err[512];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	key = strtok_r(buf, ".", &save);
+	for (char *next; (next = strtok_r(NULL, ".", &save)); key = next)
+		obj = (*key >= '0' && *key <= '9') ? json_array_get(obj, (size_t)atoi(key))
+						    : json_object_get(obj, key);
+	if (value)
+		json_object_set_new(obj, key, value);
+	else
+		json_object_del(obj, key);
+	tap_ok(mmt_results_validate(doc, err, sizeof(err)) == -1, "invalid: %s (%s)", what, err);
+	json_decref(doc);
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/mmt-results-XXXXXX", path[512], err[512];
+	json_t *doc = good_doc(), *back;
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		abort();
+	tap_ok(!mmt_results_validate(doc, err, sizeof(err)), "fixture document is valid");
+	snprintf(path, sizeof(path), "%s/r.json", dir);
+	tap_ok(!mmt_results_write_atomic(doc, path, err, sizeof(err)), "atomic write succeeds");
+	tap_is_int(count_entries(dir), 1, "no temp file left behind");
+	back = mmt_results_load(path, err, sizeof(err));
+	tap_ok(back && json_equal(doc, back), "round trip: what is read back equals what was written");
+	json_decref(back);
+
+	mutation("no schema_version", "schema_version", NULL);
+	mutation("future schema_version", "schema_version", json_integer(2));
+	mutation("runs not an array", "runs", json_object());
+	mutation("run without status", "runs.0.status", NULL);
+	mutation("unknown status", "runs.0.status", json_string("fine"));
+	mutation("ok run without witnesses", "runs.0.witnesses", json_null());
+	mutation("ops_per_sec a string", "runs.0.ops_per_sec", json_string("fast"));
+	mutation("probe without after", "runs.0.probe.after", NULL);
+	mutation("metadata without liburcu version", "metadata.liburcu_version", NULL);
+	mutation("harness without git revision", "metadata.harness.git_revision", NULL);
+	mutation("summary without exit code", "summary.exit_code", NULL);
+	mutation("summary count wrong", "summary.runs", json_integer(5));
+
+	snprintf(path, sizeof(path), "%s/truncated.json", dir);
+	f = fopen(path, "w");
+	fputs("{\"schema_version\": 1, \"runs\": [", f);
+	fclose(f);
+	err[0] = '\0';
+	tap_ok(!mmt_results_load(path, err, sizeof(err)) && strstr(err, "not valid JSON"),
+	       "truncated file refused: %s", err);
+	snprintf(path, sizeof(path), "%s/missing.json", dir);
+	tap_ok(!mmt_results_load(path, err, sizeof(err)), "missing file refused: %s", err);
+
+	tap_ok(mmt_results_check_path("/nonexistent-dir/x.json", err, sizeof(err)) == -1 &&
+		       strstr(err, "does not exist"),
+	       "output in a missing directory refused up front");
+	tap_ok(mmt_results_check_path(dir, err, sizeof(err)) == -1 && strstr(err, "is a directory"),
+	       "output naming a directory refused up front");
+	snprintf(path, sizeof(path), "%s/sub/r.json", dir);
+	tap_ok(mmt_results_write_atomic(doc, path, err, sizeof(err)) == -1,
+	       "write into a missing directory fails cleanly");
+
+	json_decref(doc);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	if (system(path))
+		abort();
+	return tap_done();
+}
