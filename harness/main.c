@@ -4,6 +4,7 @@
  * the input is found before the first run; results are written once, at
  * the end, atomically, even when a signal cut the runs short.
  */
+#include <math.h>
 #include <numa.h>
 #include <signal.h>
 #include <stdio.h>
@@ -183,7 +184,15 @@ static void fill_measured(json_t *rec, struct mmt_run *run, const struct mmt_run
 			    run->ops ? json_real((double)out->elapsed_ns / (double)run->ops) : json_null());
 	json_object_set_new(rec, "witnesses", json_pack("{s:I,s:o}", "count", (json_int_t)witnesses,
 							"histogram", hist));
-	json_object_set_new(rec, "probe", json_pack("{s:o,s:o}", "before", probe_before, "after", probe_after));
+	{
+		/* The host may move vCPUs mid-run: say so next to the numbers. */
+		double drift = mmt_probe_drift(probe_before, probe_after);
+
+		json_object_set_new(rec, "probe", json_pack("{s:o,s:o,s:o,s:b}", "before", probe_before,
+							    "after", probe_after, "drift",
+							    isnan(drift) ? json_null() : json_real(drift),
+							    "stable", !isnan(drift) && drift <= MMT_PROBE_STABLE_RATIO));
+	}
 	json_object_set_new(rec, "metrics", json_incref(run->metrics));
 	json_object_set_new(rec, "verdict", json_string(verdict(run->variant, witnesses,
 							       is_forbidden(run->variant))));

@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <math.h>
 #include <stdlib.h>
 
 #define PROBE_CHUNKS 31
@@ -124,4 +125,27 @@ json_t *mmt_probe_cpus(const int *cpus, int n)
 		}
 	}
 	return arr;
+}
+
+double mmt_probe_drift(const json_t *before, const json_t *after)
+{
+	double worst = NAN;
+	size_t i;
+	const json_t *b;
+
+	json_array_foreach(before, i, b) {
+		const json_t *a = json_array_get(after, i);
+		double x, y, r;
+
+		if (!a || !json_equal(json_object_get(a, "cpus"), json_object_get(b, "cpus")))
+			continue;
+		x = json_number_value(json_object_get(b, "one_way_ns"));
+		y = json_number_value(json_object_get(a, "one_way_ns"));
+		if (x <= 0 || y <= 0)
+			continue;
+		r = x > y ? x / y : y / x;
+		if (isnan(worst) || r > worst)
+			worst = r;
+	}
+	return worst;
 }

@@ -25,4 +25,11 @@ int mmt_probe_pair(int a, int b, struct mmt_probe_pair *out);
  * {"cpus": [a, b], "round_trip_ns": x, "one_way_ns": y}. */
 json_t *mmt_probe_cpus(const int *cpus, int n);
 
+/* Largest after/before (or before/after) one-way ratio over the pairs
+ * probed on both sides; 1.0 when the CPUs sat the same, NAN if unknown. */
+double mmt_probe_drift(const json_t *before, const json_t *after);
+
+/* Drift above this means the host moved the CPUs during the run. */
+#define MMT_PROBE_STABLE_RATIO 1.5
+
 #endif

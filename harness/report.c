@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
+#include "probe.h"
 
 #include <math.h>
 #include <string.h>
@@ -39,8 +40,10 @@ static void probe(char *buf, size_t len, const json_t *p)
 		snprintf(buf, len, "-");
 		return;
 	}
-	snprintf(buf, len, "%.0f->%.0f", json_number_value(json_object_get(b, "one_way_ns")),
-		 json_number_value(json_object_get(a, "one_way_ns")));
+	/* '!' marks a run during which the CPUs' physical placement changed. */
+	snprintf(buf, len, "%.0f->%.0f%s", json_number_value(json_object_get(b, "one_way_ns")),
+		 json_number_value(json_object_get(a, "one_way_ns")),
+		 json_is_true(json_object_get(p, "stable")) ? "" : "!");
 }
 
 static void cpus(char *buf, size_t len, const json_t *arr)
@@ -109,6 +112,15 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 				json_string_value(json_object_get(run, "variant")),
 				json_string_value(json_object_get(run, "placement")),
 				json_string_value(json_object_get(run, "reason")));
+		}
+	}
+	json_array_foreach(runs, i, run) {
+		const json_t *p = json_object_get(run, "probe");
+
+		if (json_is_object(p) && !json_is_true(json_object_get(p, "stable"))) {
+			fprintf(f, "\n! the CPUs' one-way latency changed by more than %.1fx during the run:\n"
+				   "  the host moved them; compare such runs with care\n", MMT_PROBE_STABLE_RATIO);
+			break;
 		}
 	}
 	sum = json_object_get(doc, "summary");

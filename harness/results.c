@@ -177,7 +177,8 @@ static const struct field measured_fields[] = {
 	{ "ops_per_sec", K_NUM }, { "witnesses", K_OBJ }, { "probe", K_OBJ }, { "metrics", K_OBJ },
 };
 static const struct field witness_fields[] = { { "count", K_INT }, { "histogram", K_OBJ } };
-static const struct field probe_fields[] = { { "before", K_ARR }, { "after", K_ARR } };
+static const struct field probe_fields[] = { { "before", K_ARR }, { "after", K_ARR },
+					     { "drift", K_NUM_OR_NULL }, { "stable", K_BOOL } };
 static const struct field summary_fields[] = {
 	{ "runs", K_INT }, { "ok", K_INT }, { "skipped", K_INT }, { "errors", K_INT },
 	{ "forbidden_witnessed", K_INT }, { "injected_missed", K_INT }, { "exit_code", K_INT },

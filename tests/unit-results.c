@@ -23,7 +23,7 @@ static json_t *good_doc(void)
 		"\"options\":{},\"iterations\":10,\"ops_unit\":\"messages\",\"elapsed_ns\":100,"
 		"\"ops_per_sec\":1.5,\"ns_per_op\":10.0,"
 		"\"witnesses\":{\"count\":0,\"histogram\":{\"fresh\":10}},"
-		"\"probe\":{\"before\":[],\"after\":[]},\"metrics\":{},\"workers\":[]},"
+		"\"probe\":{\"before\":[],\"after\":[],\"drift\":null,\"stable\":false},\"metrics\":{},\"workers\":[]},"
 		"{\"scenario\":\"msgpass\",\"variant\":\"mb\",\"placement\":\"cross-node\","
 		"\"repeat\":0,\"status\":\"skipped\",\"reason\":\"one node\",\"verdict\":null,"
 		"\"forbidden\":true,\"injected\":false,\"threads\":2,\"cpus\":null,\"mem_node\":null,"
@@ -96,6 +96,7 @@ int main(void)
 	mutation("ok run without witnesses", "runs.0.witnesses", json_null());
 	mutation("ops_per_sec a string", "runs.0.ops_per_sec", json_string("fast"));
 	mutation("probe without after", "runs.0.probe.after", NULL);
+	mutation("probe without stable", "runs.0.probe.stable", NULL);
 	mutation("metadata without liburcu version", "metadata.liburcu_version", NULL);
 	mutation("harness without git revision", "metadata.harness.git_revision", NULL);
 	mutation("summary without exit code", "summary.exit_code", NULL);
