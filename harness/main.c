@@ -17,6 +17,7 @@
 #include "arch/barrier.h"
 #include "cli.h"
 #include "metadata.h"
+#include "mix.h"
 #include "parse.h"
 #include "placement.h"
 #include "probe.h"
@@ -60,14 +61,6 @@ static void list_scenarios(const struct mmt_cli *cli)
 			       (unsigned long long)sc->options[o].min,
 			       (unsigned long long)sc->options[o].max);
 	}
-}
-
-static uint64_t mix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
 }
 
 static json_t *int_array(const int *v, int n)
@@ -352,7 +345,7 @@ int main(int argc, char **argv)
 	if (cli.seed_set) {
 		seed = cli.seed;
 	} else if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed)) {
-		seed = mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
+		seed = mmt_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
 	}
 	seed &= INT64_MAX; /* JSON integers are signed */
 
@@ -377,7 +370,7 @@ int main(int argc, char **argv)
 					json_array_append_new(runs, do_run(&cli, &topo, sc,
 									   &sc->variants[cli.variants[s][k]],
 									   &cli.placements[p], r,
-									   mix64(seed + run_index++) & INT64_MAX,
+									   mmt_mix64(seed + run_index++) & INT64_MAX,
 									   &sigs, &tot));
 					if (tot.interrupted_sig)
 						break;

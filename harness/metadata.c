@@ -4,6 +4,7 @@
 #include "clock.h"
 #include "git-revision.h"
 
+#include <numa.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -96,8 +97,13 @@ json_t *mmt_topology_json(const struct mmt_topology *t)
 				first = false;
 		cores += first;
 	}
-	return json_pack("{s:i,s:i,s:b,s:b,s:o}", "online_cpus", t->nr_cpus, "cores", cores,
-			 "smt", mmt_topology_has_smt(t), "numa_sysfs", t->numa_sysfs, "nodes", nodes);
+	/* libnuma's count next to sysfs's: they disagree when the kernel and
+	 * libnuma see different node sets (offline nodes, cpusets). */
+	return json_pack("{s:i,s:i,s:b,s:b,s:o,s:o}", "online_cpus", t->nr_cpus, "cores", cores,
+			 "smt", mmt_topology_has_smt(t), "numa_sysfs", t->numa_sysfs,
+			 "libnuma_nodes", numa_available() < 0 ? json_null()
+							       : json_integer(numa_num_configured_nodes()),
+			 "nodes", nodes);
 }
 
 static json_t *now_iso8601(void)

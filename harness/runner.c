@@ -201,7 +201,7 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 			 * there is no clean way back, so say so and stop here. */
 			fprintf(stderr, "mmtorture: cannot start worker %u on CPU %d: %s\n", i,
 				cpus[i], strerror(err));
-			exit(1);
+			exit(3);
 		}
 		started++;
 	}

@@ -30,6 +30,7 @@
 #include "arch/barrier.h"
 #include "clock.h"
 #include "histogram.h"
+#include "mix.h"
 #include "scenario.h"
 
 enum msgpass_variant {
@@ -150,14 +151,6 @@ static size_t msgpass_shared_size(const struct mmt_run *run)
 	return header_bytes(run->nr_workers) + 2 * buf_bytes((unsigned)run->opt[OPT_PAYLOAD_WORDS]);
 }
 
-static uint64_t splitmix64(uint64_t x)
-{
-	x += 0x9e3779b97f4a7c15ull;
-	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-	return x ^ (x >> 31);
-}
-
 /* Payload value of word k of message i: decodable, so that a mismatch
  * says which message it came from. */
 static inline uint64_t value(const struct priv *p, uint64_t i, unsigned k)
@@ -181,7 +174,7 @@ static int msgpass_prepare(struct mmt_run *run)
 		return -1;
 	memset(p, 0, size);
 	p->words = words;
-	p->mix = splitmix64(run->seed) & ~0xffffull;
+	p->mix = mmt_mix64(run->seed) & ~0xffffull;
 	p->buf[0] = (struct payload_buf *)(base + header_bytes(run->nr_workers));
 	p->buf[1] = (struct payload_buf *)((char *)p->buf[0] + buf_bytes(words));
 	/* Both buffers start as "message 0", so a stale read of the first
