@@ -15,43 +15,44 @@
 #define smp_rmb() __asm__ __volatile__("dmb ishld" ::: "memory")
 #define smp_wmb() __asm__ __volatile__("dmb ishst" ::: "memory")
 
-#define __mmt_stlr(p, v, sfx, reg)                                             \
-	__asm__ __volatile__("stlr" sfx " %" reg "1, %0"                       \
-			     : "=Q"(*(p))                                      \
-			     : "r"(v)                                          \
-			     : "memory")
-#define __mmt_ldar(p, v, sfx, reg)                                             \
-	__asm__ __volatile__("ldar" sfx " %" reg "0, %1"                       \
-			     : "=r"(v)                                         \
-			     : "Q"(*(p))                                       \
-			     : "memory")
+/*
+ * The value travels through a union so any 4- or 8-byte scalar (integers,
+ * pointers) goes through one register without type punning; the address is
+ * a plain register operand and "memory" keeps the compiler from moving other
+ * accesses across, as the kernel's __smp_store_release does.
+ */
+#define __mmt_acqrel_union(p)                                                  \
+	union {                                                                \
+		__typeof__(*(p)) val;                                          \
+		uint64_t u64;                                                  \
+		uint32_t u32;                                                  \
+	}
 
 #define smp_store_release(p, v)                                                \
 	do {                                                                   \
-		__typeof__(*(p)) ___v = (v);                                   \
+		__mmt_acqrel_union(p) ___u = { .val = (v) };                   \
 		_Static_assert(sizeof(*(p)) == 4 || sizeof(*(p)) == 8,         \
 			       "release of 4 or 8 bytes only");                \
 		if (sizeof(*(p)) == 8)                                         \
-			__mmt_stlr((uint64_t *)(p), (uint64_t)___v, "", "x");  \
+			__asm__ __volatile__("stlr %x1, [%0]"                  \
+					     :: "r"(p), "r"(___u.u64) : "memory"); \
 		else                                                           \
-			__mmt_stlr((uint32_t *)(p), (uint32_t)___v, "", "w");  \
+			__asm__ __volatile__("stlr %w1, [%0]"                  \
+					     :: "r"(p), "r"(___u.u32) : "memory"); \
 	} while (0)
 
 #define smp_load_acquire(p)                                                    \
 	({                                                                     \
+		__mmt_acqrel_union(p) ___u;                                    \
 		_Static_assert(sizeof(*(p)) == 4 || sizeof(*(p)) == 8,         \
 			       "acquire of 4 or 8 bytes only");                \
-		__typeof__(*(p)) ___r;                                         \
-		if (sizeof(*(p)) == 8) {                                       \
-			uint64_t ___t;                                         \
-			__mmt_ldar((const uint64_t *)(p), ___t, "", "x");      \
-			___r = (__typeof__(*(p)))___t;                         \
-		} else {                                                       \
-			uint32_t ___t;                                         \
-			__mmt_ldar((const uint32_t *)(p), ___t, "", "w");      \
-			___r = (__typeof__(*(p)))(uintptr_t)___t;              \
-		}                                                              \
-		___r;                                                          \
+		if (sizeof(*(p)) == 8)                                         \
+			__asm__ __volatile__("ldar %x0, [%1]"                  \
+					     : "=r"(___u.u64) : "r"(p) : "memory"); \
+		else                                                           \
+			__asm__ __volatile__("ldar %w0, [%1]"                  \
+					     : "=r"(___u.u32) : "r"(p) : "memory"); \
+		___u.val;                                                      \
 	})
 
 #define cpu_relax() __asm__ __volatile__("yield" ::: "memory")
