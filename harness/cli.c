@@ -208,6 +208,20 @@ static int check_scenario_opts(const struct mmt_cli *cli, char *err, size_t errl
 			return -1;
 		}
 	}
+	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
+		const struct mmt_scenario *sc = cli->scenarios[s];
+		uint64_t opt[MMT_MAX_OPTIONS];
+		char why[MMT_ERRLEN];
+
+		if (!sc->check_options)
+			continue;
+		for (unsigned k = 0; k < sc->nr_options; k++)
+			opt[k] = mmt_cli_option_value(cli, &sc->options[k]);
+		if (sc->check_options(opt, why, sizeof(why))) {
+			snprintf(err, errlen, "%s: %s", sc->name, why);
+			return -1;
+		}
+	}
 	return 0;
 }
 

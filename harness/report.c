@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
 #include "probe.h"
+#include "scenario.h"
 
 #include <math.h>
 #include <string.h>
@@ -18,16 +19,14 @@ static void si(char *buf, size_t len, double v)
 	snprintf(buf, len, u ? "%.3g%s" : "%.3g%s", v, unit[u]);
 }
 
-static void latency(char *buf, size_t len, const json_t *metrics, const char *key)
+static void detail(char *buf, size_t len, const json_t *run)
 {
-	const json_t *l = json_object_get(metrics, key);
+	const struct mmt_scenario *sc =
+		mmt_scenario_find(json_string_value(json_object_get(run, "scenario")));
 
-	if (!json_is_object(l)) {
-		snprintf(buf, len, "-");
-		return;
-	}
-	snprintf(buf, len, "%.0f/%.0f", json_number_value(json_object_get(l, "median")),
-		 json_number_value(json_object_get(l, "p99")));
+	snprintf(buf, len, "-");
+	if (sc && sc->describe && json_is_object(json_object_get(run, "metrics")))
+		sc->describe(json_object_get(run, "metrics"), buf, len);
 }
 
 /* One-way probe of the first CPU pair, before->after the run. */
@@ -70,12 +69,12 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 	size_t i;
 	int skipped = 0;
 
-	fprintf(f, "%-9s %-21s %-10s %-7s %3s %9s %9s %13s %9s %9s  %s\n", "scenario", "variant",
-		"placement", "cpus", "rep", "ops/s", "ns/op", "rt p50/p99ns", "probe ns", "witnesses",
-		"verdict");
+	fprintf(f, "%-9s %-21s %-10s %-7s %3s %8s %8s %10s %9s  %-26s %s\n", "scenario",
+		"variant", "placement", "cpus", "rep", "ops/s", "ns/op", "probe ns", "witnesses",
+		"verdict", "detail");
 	json_array_foreach(runs, i, run) {
 		const char *status = json_string_value(json_object_get(run, "status"));
-		char rate[16], nsop[16], lat[32], pr[32], cp[64], wit[16];
+		char rate[16], nsop[16], det[96], pr[32], cp[64], wit[16];
 
 		if (!strcmp(status, "skipped")) {
 			skipped++;
@@ -91,17 +90,17 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 		}
 		si(rate, sizeof(rate), json_number_value(json_object_get(run, "ops_per_sec")));
 		snprintf(nsop, sizeof(nsop), "%.1f", json_number_value(json_object_get(run, "ns_per_op")));
-		latency(lat, sizeof(lat), json_object_get(run, "metrics"), "round_trip_ns");
+		detail(det, sizeof(det), run);
 		probe(pr, sizeof(pr), json_object_get(run, "probe"));
 		cpus(cp, sizeof(cp), json_object_get(run, "cpus"));
 		si(wit, sizeof(wit), (double)json_integer_value(
 					     json_object_get(json_object_get(run, "witnesses"), "count")));
-		fprintf(f, "%-9s %-21s %-10s %-7s %3lld %9s %9s %13s %9s %9s  %s\n",
+		fprintf(f, "%-9s %-21s %-10s %-7s %3lld %8s %8s %10s %9s  %-26s %s\n",
 			json_string_value(json_object_get(run, "scenario")),
 			json_string_value(json_object_get(run, "variant")),
 			json_string_value(json_object_get(run, "placement")), cp,
-			(long long)json_integer_value(json_object_get(run, "repeat")), rate, nsop, lat,
-			pr, wit, json_string_value(json_object_get(run, "verdict")));
+			(long long)json_integer_value(json_object_get(run, "repeat")), rate, nsop,
+			pr, wit, json_string_value(json_object_get(run, "verdict")), det);
 	}
 	if (skipped) {
 		fprintf(f, "\nskipped:\n");

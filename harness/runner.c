@@ -221,6 +221,7 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 				last = sync_state.t_end[i];
 		}
 		out->elapsed_ns = last > first ? last - first : 0;
+		run->elapsed_ns = out->elapsed_ns;
 	}
 	run->metrics = json_object();
 	sc->verify(run);

@@ -65,12 +65,18 @@ struct mmt_scenario {
 	const char *const *outcomes;
 	unsigned nr_outcomes;
 	const char *ops_unit;	/* what run->ops counts: "messages", ... */
+	/* Optional: checks option values together (e.g. a power of two);
+	 * returns 0, or -1 with one line in err: exit 2 before anything runs. */
+	int (*check_options)(const uint64_t *opt, char *err, size_t len);
 	/* Bytes of memory shared by the workers, zeroed, on the mem node. */
 	size_t (*shared_size)(const struct mmt_run *run);
 	int (*prepare)(struct mmt_run *run);
 	void (*worker)(struct mmt_worker *w);
 	void (*verify)(struct mmt_run *run);
 	void (*cleanup)(struct mmt_run *run);
+	/* Optional: the scenario's headline numbers for the table's detail
+	 * column, from the metrics verify() produced. */
+	void (*describe)(const json_t *metrics, char *buf, size_t len);
 };
 
 struct mmt_worker {
@@ -96,6 +102,7 @@ struct mmt_run {
 	uint64_t iterations;	/* target per run; 0: until the stop flag */
 	uint64_t seed;
 	void *priv;
+	uint64_t elapsed_ns;	/* set before verify(): first start to last end */
 	/* Filled by verify(). */
 	uint64_t ops;
 	uint64_t outcomes[MMT_MAX_OUTCOMES];

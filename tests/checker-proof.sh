@@ -1,8 +1,8 @@
 #!/bin/sh
-# The witness counter is only trusted because a broken variant trips it:
-# the injected publish-before-payload fault must be caught on every run,
-# its mismatches must decode to an older message, and a witness counted as
-# forbidden must make the exit status 1.
+# A witness counter is trusted only once a broken variant has tripped it.
+# Every injected fault of every scenario must be caught on each of three
+# runs; the ring's lost items must be counted exactly; the reports must say
+# what was found; and a witness counted as forbidden must exit 1.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
 if [ "$ncpus" -lt 2 ]; then
@@ -11,25 +11,43 @@ if [ "$ncpus" -lt 2 ]; then
 	exit
 fi
 
-for i in 1 2 3; do
-	run msgpass --variant broken-publish-first --iterations 20000 --output "$scratch/b$i.json"
-	line=$(runs "$scratch/b$i.json")
-	set -- $line
-	[ "$rc" -eq 0 ] && [ "$4" = ok ] && [ "$5" -gt 0 ]
-	ok $? "run $i: injected reordering caught ($line)"
+for sc in $(scenarios); do
+	for v in $(variants_of "$sc" injected); do
+		for i in 1 2 3; do
+			f="$scratch/$sc-$v-$i.json"
+			run "$sc" --variant "$v" --iterations 200000 --output "$f"
+			line=$(runs "$f")
+			set -- $line
+			[ "$rc" -eq 0 ] && [ "$4" = ok ] && [ "$5" -gt 0 ] &&
+				[ "$(get "$f" runs.0.verdict)" = "caught (injected fault)" ]
+			ok $? "$sc $v run $i: caught ($line)"
+		done
+	done
 done
-grep -q '"verdict": "caught (injected fault)"' "$scratch/b1.json"
-ok $? "verdict says caught"
-grep -q '"found_message": [0-9]' "$scratch/b1.json" && grep -q '"stale": [1-9]' "$scratch/b1.json"
-ok $? "mismatches decode to an older message and count as stale"
+
+f="$scratch/msgpass-broken-publish-first-1.json"
+[ "$(get "$f" runs.0.witnesses.histogram.stale)" -gt 0 ] &&
+	get "$f" runs.0.metrics.first_mismatches.0.found_message | grep -q '^[0-9]'
+ok $? "msgpass: mismatches decode to the older message they came from"
+
+run ring --variant broken-drop --iterations 100000 --output "$scratch/drop.json"
+dropped=$(get "$scratch/drop.json" runs.0.metrics.dropped)
+gaps=$(get "$scratch/drop.json" runs.0.witnesses.histogram.gap)
+[ "$dropped" -eq 97 ] && [ "$gaps" -eq "$dropped" ] &&
+	[ "$(get "$scratch/drop.json" runs.0.witnesses.count)" -eq "$dropped" ]
+ok $? "ring: each of the $dropped lost items is exactly one gap ($gaps), nothing else"
+
+f="$scratch/seqcount-broken-early-recheck-1.json"
+get "$f" runs.0.metrics.first_torn.word0 | grep -q '^0x'
+ok $? "seqcount: the first torn snapshot is reported"
 
 run msgpass --variant broken-publish-first --iterations 20000 --assume-forbidden --output "$scratch/f.json"
 line=$(runs "$scratch/f.json")
 set -- $line
 [ "$rc" -eq 1 ] && [ "$4" = witnessed ] && printf '%s' "$out" | grep -q 'FORBIDDEN AND SEEN'
 ok $? "a forbidden witness exits 1 with FORBIDDEN AND SEEN ($line, rc $rc)"
-"$MMT_VALIDATE" "$scratch/f.json"
-ok $? "results are still written and valid after a forbidden witness"
+"$MMT_VALIDATE" "$scratch/f.json" && [ "$(get "$scratch/f.json" summary.exit_code)" -eq 1 ]
+ok $? "results are still written, valid, and record exit code 1"
 
 run msgpass --variant mb --iterations 20000 --assume-forbidden --output "$scratch/g.json"
 [ "$rc" -eq 0 ]

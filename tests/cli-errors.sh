@@ -34,6 +34,8 @@ bad "unexpected argument" msgpass extra
 bad "between 1 and 4096" msgpass --payload-words 5000
 bad "does not exist" msgpass --output "$scratch/missing/r.json"
 bad "is a directory" msgpass --output "$scratch/adir"
+bad "not a power of two" ring --ring-size 1000
+bad "not an option of the selected" msgpass --ring-size 1024
 bad "names 2 CPUs but --threads is 3" msgpass --placement cpus:0,1 --threads 3
 
 run --help

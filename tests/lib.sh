@@ -45,3 +45,21 @@ run() {
 runs() {
 	"$MMT_VALIDATE" "$1" --runs
 }
+
+# get FILE PATH: one value from a results file (runs.0.witnesses.count, ...)
+get() {
+	"$MMT_VALIDATE" "$1" --get "$2"
+}
+
+# Scenario names, and a scenario's variants by kind (forbidden, allowed, injected).
+scenarios() {
+	"$MMT_BIN" --list | awk '/^[a-z0-9-]+: / { sub(":", "", $1); print $1 }'
+}
+variants_of() {  # variants_of SCENARIO forbidden|allowed|injected
+	case $2 in
+	forbidden) tag='\[witness forbidden here\]' ;;
+	allowed) tag='\[witness allowed here\]' ;;
+	injected) tag='\[injected fault\]' ;;
+	esac
+	"$MMT_BIN" --list "$1" | awk -v tag="$tag" '$0 ~ tag { print $1 }'
+}

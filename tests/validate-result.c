@@ -3,11 +3,14 @@
  * validate-result FILE [--runs]: checks a results file against the schema
  * (exit 0 valid, 1 not, 2 usage); with --runs prints one line per run:
  *   scenario variant placement status witnesses iterations
- * so shell tests can assert on behaviour without a JSON tool.
+ * so shell tests can assert on behaviour without a JSON tool; with
+ * --get PATH prints one value (PATH like runs.0.witnesses.count; strings
+ * bare, other values as JSON).
  */
 #include "results.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int main(int argc, char **argv)
@@ -17,14 +20,37 @@ int main(int argc, char **argv)
 	json_t *doc;
 	size_t i;
 
-	if (argc < 2 || argc > 3 || (argc == 3 && strcmp(argv[2], "--runs"))) {
-		fprintf(stderr, "usage: validate-result FILE [--runs]\n");
+	if (argc < 2 || argc > 4 || (argc == 3 && strcmp(argv[2], "--runs")) ||
+	    (argc == 4 && strcmp(argv[2], "--get"))) {
+		fprintf(stderr, "usage: validate-result FILE [--runs | --get PATH]\n");
 		return 2;
 	}
 	doc = mmt_results_load(argv[1], err, sizeof(err));
 	if (!doc) {
 		fprintf(stderr, "validate-result: %s\n", err);
 		return 1;
+	}
+	if (argc == 4) {
+		char path[512], *tok, *save = NULL;
+		const json_t *v = doc;
+
+		snprintf(path, sizeof(path), "%s", argv[3]);
+		for (tok = strtok_r(path, ".", &save); tok && v; tok = strtok_r(NULL, ".", &save))
+			v = json_is_array(v) ? json_array_get(v, strtoul(tok, NULL, 10))
+					     : json_object_get(v, tok);
+		if (!v) {
+			fprintf(stderr, "validate-result: no %s in %s\n", argv[3], argv[1]);
+			json_decref(doc);
+			return 1;
+		}
+		if (json_is_string(v)) {
+			puts(json_string_value(v));
+		} else {
+			char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+			puts(text);
+			free(text);
+		}
 	}
 	if (argc == 3) {
 		json_array_foreach(json_object_get(doc, "runs"), i, run) {

@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ring: a single-producer single-consumer queue, every item verified.
+ *
+ * Item n carries its sequence number and a checksum of it (word 0:
+ * n << 16 | hash16(n), further words derived from n), so the consumer,
+ * which knows which item must come next, catches with one compare per word:
+ *   gap        an item from the future: something was skipped
+ *   duplicate  an item from the past: read before it was (re)written
+ *   corrupt    a word that is no item's, or a torn multi-word item
+ *
+ * Index rings (head: items written, published by the producer; tail: items
+ * read, published by the consumer; slot = index & (size - 1)):
+ *   cached   acquire/release, each side caches the other's index and only
+ *            re-reads it when the cache says full/empty; indices published
+ *            once per batch (the fast design)
+ *   naive    acquire/release, both indices read and published per item
+ *   mb       as naive, with smp_mb() instead of acquire/release
+ *   c11      the cached design with C11 atomics
+ *   broken-publish-first  fault injection: head is published before the
+ *            batch is written; the checker must catch it
+ *   broken-drop  fault injection: every 1024th item is lost; each loss
+ *            must be reported as exactly one gap
+ * liburcu queues (unbounded lists: a pool of ring-size nodes recycled
+ * through the same tail counter bounds them like the rings):
+ *   urcu-wfcq  cds_wfcq_enqueue / __cds_wfcq_dequeue_blocking
+ *   urcu-lfq   cds_lfq_enqueue_rcu / cds_lfq_dequeue_rcu under
+ *              rcu_read_lock; nodes reused after synchronize_rcu()
+ */
+#define URCU_INLINE_SMALL_FUNCTIONS
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu.h>
+#include <urcu/rculfqueue.h>
+#include <urcu/wfcqueue.h>
+
+#include "arch/barrier.h"
+#include "mix.h"
+#include "scenario.h"
+
+enum ring_variant {
+	V_CACHED,
+	V_NAIVE,
+	V_MB,
+	V_C11,
+	V_URCU_WFCQ,
+	V_URCU_LFQ,
+	V_BROKEN,
+	V_DROP,
+	NR_VARIANTS
+};
+
+static const struct mmt_variant variants[NR_VARIANTS] = {
+	[V_CACHED] = { "cached",
+		"hand-rolled acquire/release, cached remote indices, batched index publication",
+		MMT_ARCH_ALL, false },
+	[V_NAIVE] = { "naive",
+		"hand-rolled acquire/release, indices read and published for every item",
+		MMT_ARCH_ALL, false },
+	[V_MB] = { "mb", "as naive, with smp_mb() around index accesses", MMT_ARCH_ALL, false },
+	[V_C11] = { "c11", "the cached design with C11 acquire/release atomics", MMT_ARCH_ALL, false },
+	[V_URCU_WFCQ] = { "urcu-wfcq",
+		"liburcu wait-free concurrent queue (cds_wfcq_enqueue / __cds_wfcq_dequeue_blocking)",
+		MMT_ARCH_ALL, false },
+	[V_URCU_LFQ] = { "urcu-lfq",
+		"liburcu RCU lock-free queue (cds_lfq_*_rcu under rcu_read_lock, nodes reused after a grace period)",
+		MMT_ARCH_ALL, false },
+	[V_BROKEN] = { "broken-publish-first",
+		"fault injection: head published before the batch is written; the checker must catch it",
+		0, true },
+	[V_DROP] = { "broken-drop",
+		"fault injection: the cached ring, but the producer loses every 1024th item; every loss must be reported as a gap",
+		0, true },
+};
+
+/* broken-drop loses the item numbered DROP_EVERY - 1, 2 * DROP_EVERY - 1, ... */
+#define DROP_EVERY 1024
+
+enum { OPT_RING_SIZE, OPT_BATCH, OPT_ITEM_WORDS, OPT_BROKEN_DELAY };
+static const struct mmt_option options[] = {
+	[OPT_RING_SIZE] = { "ring-size", "slots (items), a power of two", 4096, 2, 1u << 24 },
+	[OPT_BATCH] = { "batch", "cached/c11: items per index publication; urcu-lfq: items per grace period is ring-size/4",
+		32, 1, 1u << 20 },
+	[OPT_ITEM_WORDS] = { "item-words", "64-bit words per item", 1, 1, 64 },
+	[OPT_BROKEN_DELAY] = { "broken-delay",
+		"broken-publish-first: cpu_relax() spins between publishing and writing", 64, 0, 1000000 },
+};
+
+enum { OUT_OK, OUT_GAP, OUT_DUPLICATE, OUT_CORRUPT, NR_OUTCOMES };
+static const char *const outcome_names[NR_OUTCOMES] = { "ok", "gap", "duplicate", "corrupt" };
+
+struct shared {
+	uint64_t head __mmt_aligned;	/* items written (producer publishes) */
+	uint64_t tail __mmt_aligned;	/* items consumed (consumer publishes) */
+	uint64_t slots[] __mmt_aligned;
+};
+
+struct qnode {
+	struct cds_wfcq_node wfcq;
+	struct cds_lfq_node_rcu lfq;
+	uint64_t item[];
+};
+
+struct priv {
+	uint64_t size, mask, batch, words, delay;
+	uint64_t mix;
+	/* urcu queues: one node per ring slot */
+	char *pool;
+	size_t node_bytes;
+	struct cds_wfcq_head wq_head __mmt_aligned;
+	struct cds_wfcq_tail wq_tail __mmt_aligned;
+	struct cds_lfq_queue_rcu lfq __mmt_aligned;
+	uint64_t dropped;	/* broken-drop: items the producer lost */
+	/* consumer's findings */
+	uint64_t first_bad_index, first_bad_found;
+	bool seen_bad;
+	uint64_t grace_periods;
+};
+
+static inline uint64_t word0(const struct priv *p, uint64_t n)
+{
+	return ((n << 16) | ((n * 0x9e3779b97f4a7c15ull) >> 48)) ^ p->mix;
+}
+
+static inline uint64_t word_k(const struct priv *p, uint64_t n, uint64_t k)
+{
+	return mmt_mix64(n * 64 + k) ^ p->mix;
+}
+
+static int ring_check_options(const uint64_t *opt, char *err, size_t len)
+{
+	if (opt[OPT_RING_SIZE] & (opt[OPT_RING_SIZE] - 1)) {
+		snprintf(err, len, "--ring-size %llu is not a power of two",
+			 (unsigned long long)opt[OPT_RING_SIZE]);
+		return -1;
+	}
+	return 0;
+}
+
+static size_t ring_shared_size(const struct mmt_run *run)
+{
+	return sizeof(struct shared) + run->opt[OPT_RING_SIZE] * run->opt[OPT_ITEM_WORDS] * sizeof(uint64_t);
+}
+
+static struct qnode *node_at(const struct priv *p, uint64_t n)
+{
+	return (struct qnode *)(p->pool + (n & p->mask) * p->node_bytes);
+}
+
+static int ring_prepare(struct mmt_run *run)
+{
+	struct priv *p;
+	uint64_t size = run->opt[OPT_RING_SIZE];
+
+	p = aligned_alloc(MMT_PAD_BYTES, (sizeof(*p) + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES);
+	if (!p)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	p->size = size;
+	p->mask = size - 1;
+	p->batch = run->opt[OPT_BATCH] < size ? run->opt[OPT_BATCH] : size;
+	p->words = run->opt[OPT_ITEM_WORDS];
+	p->delay = run->opt[OPT_BROKEN_DELAY];
+	p->mix = mmt_mix64(run->seed);
+	if (run->variant == &variants[V_URCU_WFCQ] || run->variant == &variants[V_URCU_LFQ]) {
+		p->node_bytes = (sizeof(struct qnode) + p->words * sizeof(uint64_t) + 63) / 64 * 64;
+		p->pool = aligned_alloc(MMT_PAD_BYTES, p->node_bytes * size);
+		if (!p->pool) {
+			free(p);
+			return -1;
+		}
+		memset(p->pool, 0, p->node_bytes * size);
+		cds_wfcq_init(&p->wq_head, &p->wq_tail);
+		cds_lfq_init_rcu(&p->lfq, call_rcu);
+	}
+	run->priv = p;
+	return 0;
+}
+
+/* ---- index primitives per variant ---------------------------------------- */
+
+static inline __attribute__((always_inline)) uint64_t idx_load(const int v, uint64_t *x)
+{
+	uint64_t r;
+
+	switch (v) {
+	case V_MB:
+		r = READ_ONCE(*x);
+		smp_mb();
+		return r;
+	case V_C11:
+		return atomic_load_explicit((_Atomic uint64_t *)x, memory_order_acquire);
+	default:
+		return smp_load_acquire(x);
+	}
+}
+
+static inline __attribute__((always_inline)) void idx_store(const int v, uint64_t *x, uint64_t val)
+{
+	switch (v) {
+	case V_MB:
+		smp_mb();
+		WRITE_ONCE(*x, val);
+		break;
+	case V_C11:
+		atomic_store_explicit((_Atomic uint64_t *)x, val, memory_order_release);
+		break;
+	default:
+		smp_store_release(x, val);
+	}
+}
+
+static inline bool caches(const int v)
+{
+	return v == V_CACHED || v == V_C11 || v == V_BROKEN || v == V_DROP;
+}
+
+static inline __attribute__((always_inline)) void
+write_item(const struct priv *p, uint64_t *slot, uint64_t n)
+{
+	slot[0] = word0(p, n);
+	for (uint64_t k = 1; k < p->words; k++)
+		slot[k] = word_k(p, n, k);
+}
+
+/* ---- index rings --------------------------------------------------------- */
+
+static inline __attribute__((always_inline)) void ring_producer(const int v, struct mmt_worker *w)
+{
+	struct shared *s = w->run->shared;
+	struct priv *p = w->run->priv;
+	const uint64_t last = w->run->iterations ? w->run->iterations : UINT64_MAX;
+	uint64_t head = 0, tail_cache = 0, seq = 0;
+
+	while (head < last) {
+		uint64_t free_slots, n;
+
+		if (!caches(v) || head - tail_cache == p->size)
+			tail_cache = idx_load(v, &s->tail);
+		free_slots = p->size - (head - tail_cache);
+		if (!free_slots) {
+			if (mmt_should_stop())
+				break;
+			continue;
+		}
+		n = caches(v) ? p->batch : 1;
+		if (n > free_slots)
+			n = free_slots;
+		if (n > last - head)
+			n = last - head;
+		if (v == V_BROKEN) {
+			idx_store(v, &s->head, head + n);
+			for (uint64_t d = 0; d < p->delay; d++)
+				cpu_relax();
+		}
+		for (uint64_t i = 0; i < n; i++, seq++) {
+			if (v == V_DROP && seq % DROP_EVERY == DROP_EVERY - 1) {
+				seq++;	/* the lost item: its number is never written */
+				p->dropped++;
+			}
+			write_item(p, &s->slots[((head + i) & p->mask) * p->words], seq);
+		}
+		head += n;
+		if (v != V_BROKEN)
+			idx_store(v, &s->head, head);
+		if (mmt_should_stop())
+			break;
+	}
+	w->ops = head;
+	w->role = "producer";
+}
+
+/*
+ * A slot that is not item n.  Returns the number expected next: after a
+ * gap the consumer resynchronises on what it found, so one lost item is one
+ * gap, not a mismatch for every item after it.
+ */
+static uint64_t __attribute__((noinline)) classify(struct priv *p, uint64_t *outcomes, uint64_t n,
+						   const uint64_t *slot)
+{
+	uint64_t x = slot[0] ^ p->mix, found = x >> 16, next = n + 1;
+	int out = OUT_CORRUPT;
+
+	/* A valid word 0 of another number; the same number with bad later
+	 * words is a torn item and stays corrupt. */
+	if (word0(p, found) == slot[0] && found != n) {
+		out = found > n ? OUT_GAP : OUT_DUPLICATE;
+		if (found > n)
+			next = found + 1;
+	}
+	outcomes[out]++;
+	if (!p->seen_bad) {
+		p->seen_bad = true;
+		p->first_bad_index = n;
+		p->first_bad_found = slot[0];
+	}
+	return next;
+}
+
+static inline __attribute__((always_inline)) uint64_t
+check_item(const struct priv *p, const uint64_t *slot, uint64_t n)
+{
+	uint64_t bad = slot[0] ^ word0(p, n);
+
+	for (uint64_t k = 1; k < p->words; k++)
+		bad |= slot[k] ^ word_k(p, n, k);
+	return bad;
+}
+
+static inline __attribute__((always_inline)) void ring_consumer(const int v, struct mmt_worker *w)
+{
+	struct shared *s = w->run->shared;
+	struct priv *p = w->run->priv;
+	const uint64_t last = w->run->iterations ? w->run->iterations : UINT64_MAX;
+	uint64_t tail = 0, head_cache = 0, expect = 0;
+
+	w->role = "consumer";
+	while (tail < last) {
+		uint64_t n;
+
+		if (!caches(v) || tail == head_cache) {
+			head_cache = idx_load(v, &s->head);
+			if (tail == head_cache) {
+				if (mmt_should_stop())
+					break;
+				continue;
+			}
+		}
+		n = head_cache - tail;
+		if (caches(v) && n > p->batch)
+			n = p->batch;
+		if (!caches(v))
+			n = 1;
+		for (uint64_t i = 0; i < n; i++) {
+			const uint64_t *slot = &s->slots[((tail + i) & p->mask) * p->words];
+
+			if (unlikely(check_item(p, slot, expect))) {
+				expect = classify(p, w->outcomes, expect, slot);
+			} else {
+				w->outcomes[OUT_OK]++;
+				expect++;
+			}
+		}
+		tail += n;
+		idx_store(v, &s->tail, tail);
+	}
+	w->ops = tail;
+}
+
+/* ---- liburcu queues -------------------------------------------------------- */
+
+static void queue_producer(const int v, struct mmt_worker *w)
+{
+	struct shared *s = w->run->shared;
+	struct priv *p = w->run->priv;
+	const uint64_t last = w->run->iterations ? w->run->iterations : UINT64_MAX;
+	uint64_t n = 0, released = 0;
+
+	if (v == V_URCU_LFQ)
+		rcu_register_thread();
+	while (n < last) {
+		struct qnode *q;
+
+		/* Node n is node n - size again: wait until that one is free. */
+		if (n - released == p->size) {
+			released = smp_load_acquire(&s->tail);
+			if (n - released == p->size) {
+				if (mmt_should_stop())
+					break;
+				continue;
+			}
+		}
+		q = node_at(p, n);
+		write_item(p, q->item, n);
+		if (v == V_URCU_WFCQ) {
+			cds_wfcq_node_init(&q->wfcq);
+			cds_wfcq_enqueue(&p->wq_head, &p->wq_tail, &q->wfcq);
+		} else {
+			cds_lfq_node_init_rcu(&q->lfq);
+			rcu_read_lock();
+			cds_lfq_enqueue_rcu(&p->lfq, &q->lfq);
+			rcu_read_unlock();
+		}
+		n++;
+		if ((n & 63) == 0 && mmt_should_stop())
+			break;
+	}
+	if (v == V_URCU_LFQ)
+		rcu_unregister_thread();
+	w->ops = n;
+	w->role = "producer";
+}
+
+static void queue_consumer(const int v, struct mmt_worker *w)
+{
+	struct shared *s = w->run->shared;
+	struct priv *p = w->run->priv;
+	const uint64_t last = w->run->iterations ? w->run->iterations : UINT64_MAX;
+	/* lfq nodes may still be read by the enqueuer until a grace period
+	 * has passed; release them a quarter ring at a time. */
+	const uint64_t release_every = v == V_URCU_LFQ ? (p->size / 4 ? p->size / 4 : 1) : p->batch;
+	uint64_t n = 0, pending = 0;
+
+	w->role = "consumer";
+	if (v == V_URCU_LFQ)
+		rcu_register_thread();
+	while (n < last) {
+		struct qnode *q;
+
+		if (v == V_URCU_WFCQ) {
+			struct cds_wfcq_node *node = __cds_wfcq_dequeue_blocking(&p->wq_head, &p->wq_tail);
+
+			q = node ? caa_container_of(node, struct qnode, wfcq) : NULL;
+		} else {
+			struct cds_lfq_node_rcu *node;
+
+			rcu_read_lock();
+			node = cds_lfq_dequeue_rcu(&p->lfq);
+			rcu_read_unlock();
+			q = node ? caa_container_of(node, struct qnode, lfq) : NULL;
+		}
+		if (!q) {
+			if (pending) {
+				/* Idle: hand back what was consumed so the producer,
+				 * which may be waiting for nodes, can go on. */
+				if (v == V_URCU_LFQ) {
+					synchronize_rcu();
+					p->grace_periods++;
+				}
+				smp_store_release(&s->tail, n);
+				pending = 0;
+			}
+			if (mmt_should_stop())
+				break;
+			continue;
+		}
+		if (unlikely(check_item(p, q->item, n)))
+			classify(p, w->outcomes, n, q->item);
+		else
+			w->outcomes[OUT_OK]++;
+		n++;
+		if (++pending == release_every) {
+			if (v == V_URCU_LFQ) {
+				synchronize_rcu();
+				p->grace_periods++;
+			}
+			smp_store_release(&s->tail, n);
+			pending = 0;
+		}
+	}
+	if (v == V_URCU_LFQ)
+		rcu_unregister_thread();
+	w->ops = n;
+}
+
+#define LOOPS(V, PROD, CONS)                                                   \
+	static void worker_##V(struct mmt_worker *w)                           \
+	{                                                                      \
+		if (w->id == 0)                                                \
+			PROD(V, w);                                            \
+		else                                                           \
+			CONS(V, w);                                            \
+	}
+LOOPS(V_CACHED, ring_producer, ring_consumer)
+LOOPS(V_NAIVE, ring_producer, ring_consumer)
+LOOPS(V_MB, ring_producer, ring_consumer)
+LOOPS(V_C11, ring_producer, ring_consumer)
+LOOPS(V_BROKEN, ring_producer, ring_consumer)
+LOOPS(V_DROP, ring_producer, ring_consumer)
+LOOPS(V_URCU_WFCQ, queue_producer, queue_consumer)
+LOOPS(V_URCU_LFQ, queue_producer, queue_consumer)
+
+static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = {
+	[V_CACHED] = worker_V_CACHED, [V_NAIVE] = worker_V_NAIVE, [V_MB] = worker_V_MB,
+	[V_C11] = worker_V_C11, [V_URCU_WFCQ] = worker_V_URCU_WFCQ,
+	[V_URCU_LFQ] = worker_V_URCU_LFQ, [V_BROKEN] = worker_V_BROKEN, [V_DROP] = worker_V_DROP,
+};
+
+static void ring_worker(struct mmt_worker *w)
+{
+	loops[w->run->variant - variants](w);
+}
+
+static void ring_verify(struct mmt_run *run)
+{
+	struct priv *p = run->priv;
+	char found[24];
+
+	for (unsigned o = 0; o < NR_OUTCOMES; o++)
+		run->outcomes[o] = run->workers[1].outcomes[o];
+	run->ops = run->workers[1].ops;
+	json_object_set_new(run->metrics, "ring_size", json_integer((json_int_t)p->size));
+	json_object_set_new(run->metrics, "batch", json_integer((json_int_t)p->batch));
+	json_object_set_new(run->metrics, "item_bytes", json_integer((json_int_t)(p->words * 8)));
+	json_object_set_new(run->metrics, "produced", json_integer((json_int_t)run->workers[0].ops));
+	if (run->variant == &variants[V_DROP])
+		json_object_set_new(run->metrics, "dropped", json_integer((json_int_t)p->dropped));
+	if (run->variant == &variants[V_URCU_LFQ])
+		json_object_set_new(run->metrics, "grace_periods", json_integer((json_int_t)p->grace_periods));
+	if (p->seen_bad) {
+		snprintf(found, sizeof(found), "0x%016llx", (unsigned long long)p->first_bad_found);
+		json_object_set_new(run->metrics, "first_bad", json_pack("{s:I,s:s}", "index",
+			(json_int_t)p->first_bad_index, "found_word0", found));
+	}
+}
+
+static void ring_describe(const json_t *m, char *buf, size_t len)
+{
+	const json_t *gp = json_object_get(m, "grace_periods");
+
+	if (gp)
+		snprintf(buf, len, "%lld B items, %lld grace periods",
+			 (long long)json_integer_value(json_object_get(m, "item_bytes")),
+			 (long long)json_integer_value(gp));
+	else
+		snprintf(buf, len, "%lld B items, batch %lld",
+			 (long long)json_integer_value(json_object_get(m, "item_bytes")),
+			 (long long)json_integer_value(json_object_get(m, "batch")));
+}
+
+static void ring_cleanup(struct mmt_run *run)
+{
+	struct priv *p = run->priv;
+
+	if (p->pool) {
+		/* Drain what a stopped run left queued, so no node is in use. */
+		while (__cds_wfcq_dequeue_blocking(&p->wq_head, &p->wq_tail))
+			;
+		cds_wfcq_destroy(&p->wq_head, &p->wq_tail);
+		rcu_register_thread();
+		for (;;) {
+			struct cds_lfq_node_rcu *node;
+
+			rcu_read_lock();
+			node = cds_lfq_dequeue_rcu(&p->lfq);
+			rcu_read_unlock();
+			if (!node)
+				break;
+		}
+		synchronize_rcu();
+		cds_lfq_destroy_rcu(&p->lfq);
+		rcu_unregister_thread();
+		rcu_barrier(); /* the queue's dummy nodes are freed by call_rcu */
+		free(p->pool);
+	}
+	free(p);
+	run->priv = NULL;
+}
+
+static const struct mmt_scenario ring = {
+	.name = "ring",
+	.help = "SPSC queue: hand-rolled rings, C11 and liburcu queues, every item's sequence and checksum verified",
+	.variants = variants,
+	.nr_variants = NR_VARIANTS,
+	.options = options,
+	.nr_options = sizeof(options) / sizeof(options[0]),
+	.min_threads = 2,
+	.default_threads = 2,
+	.max_threads = 2,
+	.outcomes = outcome_names,
+	.nr_outcomes = NR_OUTCOMES,
+	.ops_unit = "items",
+	.check_options = ring_check_options,
+	.shared_size = ring_shared_size,
+	.prepare = ring_prepare,
+	.worker = ring_worker,
+	.verify = ring_verify,
+	.cleanup = ring_cleanup,
+	.describe = ring_describe,
+};
+MMT_SCENARIO(ring);

@@ -1,0 +1,422 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * seqcount: one writer updates a multi-word record, N readers take
+ * snapshots.  Every version v of the record is w[k] = v * (2k + 1): odd
+ * multipliers are invertible modulo 2^64, so a snapshot mixing two versions
+ * always breaks w[k] == w[0] * (2k + 1), and a reader that accepts one has
+ * witnessed a torn read.
+ *
+ * Worker 0 writes a new version every --write-interval-ns; workers 1..N
+ * read.  Sequence-count variants count reader retries; the others show what
+ * the same protection costs with RCU, a reader-writer lock or a spinlock.
+ */
+#define URCU_INLINE_SMALL_FUNCTIONS
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu.h>
+
+#include "arch/barrier.h"
+#include "clock.h"
+#include "scenario.h"
+
+enum seqcount_variant {
+	V_KERNEL,
+	V_C11,
+	V_URCU_RCU,
+	V_RWLOCK,
+	V_SPINLOCK,
+	V_BROKEN,
+	NR_VARIANTS
+};
+
+static const struct mmt_variant variants[NR_VARIANTS] = {
+	[V_KERNEL] = { "kernel",
+		"hand-rolled raw_write_seqcount_begin/end (smp_wmb) and read_seqcount_begin/retry (smp_rmb)",
+		MMT_ARCH_ALL, false },
+	[V_C11] = { "c11",
+		"C11 seqlock: relaxed data, release fence after the odd count, acquire fence before the re-check",
+		MMT_ARCH_ALL, false },
+	[V_URCU_RCU] = { "urcu-rcu",
+		"liburcu: readers rcu_dereference an immutable copy; the writer publishes a new one and synchronize_rcu()",
+		MMT_ARCH_ALL, false },
+	[V_RWLOCK] = { "rwlock", "pthread_rwlock, writer-preferring (readers would starve the writer otherwise)",
+		MMT_ARCH_ALL, false },
+	[V_SPINLOCK] = { "spinlock", "pthread_spinlock around reads and writes", MMT_ARCH_ALL, false },
+	[V_BROKEN] = { "broken-early-recheck",
+		"fault injection: the reader re-checks the count before copying, as a missing smp_rmb() allows; must be caught",
+		0, true },
+};
+
+enum { OPT_RECORD_WORDS, OPT_WRITE_INTERVAL };
+static const struct mmt_option options[] = {
+	[OPT_RECORD_WORDS] = { "record-words", "64-bit words in the record", 8, 2, 512 },
+	[OPT_WRITE_INTERVAL] = { "write-interval-ns", "the writer's pause between versions (0: flat out)",
+		1000, 0, 1000000000 },
+};
+
+enum { OUT_CONSISTENT, OUT_TORN, NR_OUTCOMES };
+static const char *const outcome_names[NR_OUTCOMES] = { "consistent", "torn" };
+
+struct record {
+	uint64_t w[512];
+};
+
+struct shared {
+	uint64_t seq __mmt_aligned;
+	uint64_t words[512] __mmt_aligned;
+	struct record *gp __mmt_aligned;	/* urcu-rcu: the current copy */
+	unsigned readers_done __mmt_aligned;
+};
+
+struct reader_state {
+	uint64_t retries;
+	uint64_t first_torn[2];	/* w[0] and the first bad word of the first torn snapshot */
+	unsigned first_torn_k;
+} __mmt_aligned;
+
+struct priv {
+	unsigned words;
+	uint64_t interval_cycles;
+	uint64_t writes;
+	struct record *copies;	/* urcu-rcu: two, alternating */
+	pthread_rwlock_t rwlock __mmt_aligned;
+	pthread_spinlock_t spin __mmt_aligned;
+	struct reader_state rs[];
+};
+
+static size_t seqcount_shared_size(const struct mmt_run *run)
+{
+	return sizeof(struct shared);
+}
+
+static int seqcount_prepare(struct mmt_run *run)
+{
+	size_t size = sizeof(struct priv) + run->nr_workers * sizeof(struct reader_state);
+	struct priv *p = aligned_alloc(MMT_PAD_BYTES, (size + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES);
+	struct shared *s = run->shared;
+	pthread_rwlockattr_t attr;
+
+	if (!p)
+		return -1;
+	memset(p, 0, size);
+	p->words = (unsigned)run->opt[OPT_RECORD_WORDS];
+	p->interval_cycles = (uint64_t)((double)run->opt[OPT_WRITE_INTERVAL] * run->cycles_per_ns);
+	p->copies = aligned_alloc(MMT_PAD_BYTES, 2 * sizeof(struct record));
+	if (!p->copies) {
+		free(p);
+		return -1;
+	}
+	memset(p->copies, 0, 2 * sizeof(struct record));
+	s->gp = &p->copies[0];	/* version 0: all zero, consistent */
+	pthread_rwlockattr_init(&attr);
+	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&p->rwlock, &attr);
+	pthread_rwlockattr_destroy(&attr);
+	pthread_spin_init(&p->spin, PTHREAD_PROCESS_PRIVATE);
+	run->priv = p;
+	return 0;
+}
+
+static inline void fill(uint64_t *w, unsigned n, uint64_t v)
+{
+	for (unsigned k = 0; k < n; k++)
+		w[k] = v * (2 * k + 1);
+}
+
+/* ---- writer -------------------------------------------------------------- */
+
+static inline __attribute__((always_inline)) void write_version(const int v, struct shared *s,
+								 struct priv *p, uint64_t ver)
+{
+	switch (v) {
+	case V_KERNEL:
+	case V_BROKEN: {
+		uint64_t c = s->seq;	/* only the writer stores the count */
+
+		WRITE_ONCE(s->seq, c + 1);	/* raw_write_seqcount_begin */
+		smp_wmb();
+		for (unsigned k = 0; k < p->words; k++)
+			WRITE_ONCE(s->words[k], ver * (2 * k + 1));
+		smp_wmb();			/* raw_write_seqcount_end */
+		WRITE_ONCE(s->seq, c + 2);
+		break;
+	}
+	case V_C11: {
+		uint64_t c = atomic_load_explicit((_Atomic uint64_t *)&s->seq, memory_order_relaxed);
+
+		atomic_store_explicit((_Atomic uint64_t *)&s->seq, c + 1, memory_order_relaxed);
+		atomic_thread_fence(memory_order_release);
+		for (unsigned k = 0; k < p->words; k++)
+			atomic_store_explicit((_Atomic uint64_t *)&s->words[k], ver * (2 * k + 1),
+					      memory_order_relaxed);
+		atomic_store_explicit((_Atomic uint64_t *)&s->seq, c + 2, memory_order_release);
+		break;
+	}
+	case V_URCU_RCU: {
+		struct record *next = &p->copies[ver & 1];
+
+		/* The spare copy is unreachable since the last grace period. */
+		fill(next->w, p->words, ver);
+		rcu_assign_pointer(s->gp, next);
+		synchronize_rcu();
+		break;
+	}
+	case V_RWLOCK:
+		pthread_rwlock_wrlock(&p->rwlock);
+		fill(s->words, p->words, ver);
+		pthread_rwlock_unlock(&p->rwlock);
+		break;
+	case V_SPINLOCK:
+		pthread_spin_lock(&p->spin);
+		fill(s->words, p->words, ver);
+		pthread_spin_unlock(&p->spin);
+		break;
+	}
+}
+
+static inline __attribute__((always_inline)) void writer(const int v, struct mmt_worker *w)
+{
+	struct mmt_run *run = w->run;
+	struct shared *s = run->shared;
+	struct priv *p = run->priv;
+	const unsigned readers = run->nr_workers - 1;
+	uint64_t ver = 0, next = mmt_cycles();
+
+	w->role = "writer";
+	while (!mmt_should_stop() && __atomic_load_n(&s->readers_done, __ATOMIC_ACQUIRE) < readers) {
+		if (p->interval_cycles) {
+			/* Busy-wait: sleeping would hand the CPU back and change
+			 * what the readers race against. */
+			if ((int64_t)(mmt_cycles() - next) < 0)
+				continue;
+			next += p->interval_cycles;
+		}
+		write_version(v, s, p, ++ver);
+	}
+	p->writes = ver;
+	w->ops = ver;
+}
+
+/* ---- readers ------------------------------------------------------------- */
+
+/* Waits out an odd (write in progress) count, as read_seqcount_begin()
+ * does; this spinning is not a retry. */
+static inline __attribute__((always_inline)) uint64_t begin(const int v, struct shared *s)
+{
+	for (;;) {
+		uint64_t c = v == V_C11
+			? atomic_load_explicit((_Atomic uint64_t *)&s->seq, memory_order_acquire)
+			: READ_ONCE(s->seq);
+
+		if (!(c & 1))
+			return c;
+		cpu_relax();
+	}
+}
+
+/* Copies one snapshot into out; returns how often the re-check failed. */
+static inline __attribute__((always_inline)) uint64_t read_snapshot(const int v, struct shared *s,
+								     struct priv *p, uint64_t *out)
+{
+	uint64_t retries = 0;
+
+	switch (v) {
+	case V_KERNEL:
+		for (;; retries++) {
+			uint64_t c = begin(v, s);
+
+			smp_rmb();
+			for (unsigned k = 0; k < p->words; k++)
+				out[k] = READ_ONCE(s->words[k]);
+			smp_rmb();			/* read_seqcount_retry */
+			if (READ_ONCE(s->seq) == c)
+				return retries;
+		}
+	case V_BROKEN:
+		for (;; retries++) {
+			uint64_t c = begin(v, s);
+
+			/* The re-check a missing smp_rmb() lets the CPU or
+			 * compiler satisfy early, made explicit. */
+			if (READ_ONCE(s->seq) != c)
+				continue;
+			for (unsigned k = 0; k < p->words; k++)
+				out[k] = READ_ONCE(s->words[k]);
+			return retries;
+		}
+	case V_C11:
+		for (;; retries++) {
+			uint64_t c = begin(v, s);
+
+			for (unsigned k = 0; k < p->words; k++)
+				out[k] = atomic_load_explicit((_Atomic uint64_t *)&s->words[k],
+							      memory_order_relaxed);
+			atomic_thread_fence(memory_order_acquire);
+			if (atomic_load_explicit((_Atomic uint64_t *)&s->seq, memory_order_relaxed) == c)
+				return retries;
+		}
+	case V_URCU_RCU: {
+		struct record *r;
+
+		rcu_read_lock();
+		r = rcu_dereference(s->gp);
+		memcpy(out, r->w, p->words * sizeof(uint64_t));
+		rcu_read_unlock();
+		return 0;
+	}
+	case V_RWLOCK:
+		pthread_rwlock_rdlock(&p->rwlock);
+		memcpy(out, s->words, p->words * sizeof(uint64_t));
+		pthread_rwlock_unlock(&p->rwlock);
+		return 0;
+	case V_SPINLOCK:
+		pthread_spin_lock(&p->spin);
+		memcpy(out, s->words, p->words * sizeof(uint64_t));
+		pthread_spin_unlock(&p->spin);
+		return 0;
+	}
+	return 0;
+}
+
+static inline __attribute__((always_inline)) void reader(const int v, struct mmt_worker *w)
+{
+	struct mmt_run *run = w->run;
+	struct shared *s = run->shared;
+	struct priv *p = run->priv;
+	struct reader_state *rs = &p->rs[w->id];
+	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX;
+	uint64_t snap[512], n;
+
+	w->role = "reader";
+	if (v == V_URCU_RCU)
+		rcu_register_thread();
+	for (n = 0; n < last; n++) {
+		uint64_t bad = 0;
+
+		if ((n & 255) == 0 && mmt_should_stop())
+			break;
+		rs->retries += read_snapshot(v, s, p, snap);
+		for (unsigned k = 1; k < p->words; k++)
+			bad |= snap[k] ^ (snap[0] * (2 * k + 1));
+		if (unlikely(bad)) {
+			if (!w->outcomes[OUT_TORN]) {
+				unsigned k = 1;
+
+				while (snap[k] == snap[0] * (2 * k + 1))
+					k++;
+				rs->first_torn[0] = snap[0];
+				rs->first_torn[1] = snap[k];
+				rs->first_torn_k = k;
+			}
+			w->outcomes[OUT_TORN]++;
+		} else {
+			w->outcomes[OUT_CONSISTENT]++;
+		}
+	}
+	if (v == V_URCU_RCU)
+		rcu_unregister_thread();
+	w->ops = n;
+	__atomic_fetch_add(&s->readers_done, 1, __ATOMIC_RELEASE);
+}
+
+#define LOOPS(V)                                                               \
+	static void worker_##V(struct mmt_worker *w)                           \
+	{                                                                      \
+		if (w->id == 0)                                                \
+			writer(V, w);                                          \
+		else                                                           \
+			reader(V, w);                                          \
+	}
+LOOPS(V_KERNEL)
+LOOPS(V_C11)
+LOOPS(V_URCU_RCU)
+LOOPS(V_RWLOCK)
+LOOPS(V_SPINLOCK)
+LOOPS(V_BROKEN)
+
+static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = {
+	[V_KERNEL] = worker_V_KERNEL, [V_C11] = worker_V_C11, [V_URCU_RCU] = worker_V_URCU_RCU,
+	[V_RWLOCK] = worker_V_RWLOCK, [V_SPINLOCK] = worker_V_SPINLOCK, [V_BROKEN] = worker_V_BROKEN,
+};
+
+static void seqcount_worker(struct mmt_worker *w)
+{
+	loops[w->run->variant - variants](w);
+}
+
+static void seqcount_verify(struct mmt_run *run)
+{
+	struct priv *p = run->priv;
+	uint64_t reads = 0, retries = 0;
+	json_t *torn = json_null();
+
+	for (unsigned r = 1; r < run->nr_workers; r++) {
+		const struct mmt_worker *w = &run->workers[r];
+
+		reads += w->ops;
+		retries += p->rs[r].retries;
+		for (unsigned o = 0; o < NR_OUTCOMES; o++)
+			run->outcomes[o] += w->outcomes[o];
+		if (json_is_null(torn) && w->outcomes[OUT_TORN]) {
+			char a[24], b[24];
+
+			snprintf(a, sizeof(a), "0x%016llx", (unsigned long long)p->rs[r].first_torn[0]);
+			snprintf(b, sizeof(b), "0x%016llx", (unsigned long long)p->rs[r].first_torn[1]);
+			torn = json_pack("{s:i,s:s,s:i,s:s}", "reader", r, "word0", a, "word",
+					 p->rs[r].first_torn_k, "value", b);
+		}
+	}
+	run->ops = reads;
+	json_object_set_new(run->metrics, "readers", json_integer(run->nr_workers - 1));
+	json_object_set_new(run->metrics, "record_words", json_integer(p->words));
+	json_object_set_new(run->metrics, "writes", json_integer((json_int_t)p->writes));
+	json_object_set_new(run->metrics, "writes_per_sec",
+			    json_real(run->elapsed_ns ? (double)p->writes * 1e9 / (double)run->elapsed_ns : 0));
+	json_object_set_new(run->metrics, "retries", json_integer((json_int_t)retries));
+	json_object_set_new(run->metrics, "retry_rate",
+			    json_real(reads ? (double)retries / (double)reads : 0));
+	json_object_set_new(run->metrics, "first_torn", torn);
+}
+
+static void seqcount_describe(const json_t *m, char *buf, size_t len)
+{
+	snprintf(buf, len, "retry %.2f%%, %.3gM writes/s",
+		 100 * json_number_value(json_object_get(m, "retry_rate")),
+		 json_number_value(json_object_get(m, "writes_per_sec")) / 1e6);
+}
+
+static void seqcount_cleanup(struct mmt_run *run)
+{
+	struct priv *p = run->priv;
+
+	pthread_rwlock_destroy(&p->rwlock);
+	pthread_spin_destroy(&p->spin);
+	free(p->copies);
+	free(p);
+	run->priv = NULL;
+}
+
+static const struct mmt_scenario seqcount = {
+	.name = "seqcount",
+	.help = "sequence counts: one writer, N readers check every snapshot; against RCU, rwlock and spinlock",
+	.variants = variants,
+	.nr_variants = NR_VARIANTS,
+	.options = options,
+	.nr_options = sizeof(options) / sizeof(options[0]),
+	.min_threads = 2,
+	.default_threads = 2,
+	.max_threads = 0,
+	.outcomes = outcome_names,
+	.nr_outcomes = NR_OUTCOMES,
+	.ops_unit = "reads",
+	.shared_size = seqcount_shared_size,
+	.prepare = seqcount_prepare,
+	.worker = seqcount_worker,
+	.verify = seqcount_verify,
+	.cleanup = seqcount_cleanup,
+	.describe = seqcount_describe,
+};
+MMT_SCENARIO(seqcount);

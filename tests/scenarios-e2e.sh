@@ -1,0 +1,32 @@
+#!/bin/sh
+# Every scenario, every variant, end to end: exit 0, a valid results file,
+# and on every variant that forbids a witness: none seen, work done.
+. "${MMT_SRCDIR:-.}/tests/lib.sh"
+
+if [ "$ncpus" -lt 2 ]; then
+	skip "the scenarios need 2 CPUs, this machine has $ncpus"
+	done_testing
+	exit
+fi
+
+for sc in $(scenarios); do
+	f="$scratch/$sc.json"
+	run "$sc" --variant all --placement same-node --duration 100ms --output "$f"
+	[ "$rc" -eq 0 ]
+	ok $? "$sc: every variant runs, exit 0 ($(printf '%s' "$err" | head -1))"
+	"$MMT_VALIDATE" "$f"
+	ok $? "$sc: results pass the schema check"
+	total=$("$MMT_BIN" --list "$sc" | grep -c '\[')
+	[ "$(runs "$f" | wc -l)" -eq "$total" ]
+	ok $? "$sc: one run per variant ($total)"
+	for v in $(variants_of "$sc" forbidden); do
+		line=$(runs "$f" | awk -v v="$v" '$2 == v')
+		set -- $line
+		[ "$4" = ok ] && [ "$5" -eq 0 ] && [ "$6" -gt 0 ]
+		ok $? "$sc $v: status ok, zero witnesses, work done ($line)"
+		printf '%s\n' "$out" | grep -q "^$sc  *$v "
+		ok $? "$sc $v: a row in the table"
+	done
+done
+
+done_testing
