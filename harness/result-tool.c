@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * validate-result FILE [--runs]: checks a results file against the schema
- * (exit 0 valid, 1 not, 2 usage); with --runs prints one line per run:
- *   scenario variant placement status witnesses iterations
- * so shell tests can assert on behaviour without a JSON tool; with
- * --get PATH prints one value (PATH like runs.0.witnesses.count; strings
- * bare, other values as JSON).
+ * mmtorture-result FILE [--runs | --get PATH]: checks a results file against
+ * the schema (exit 0 valid, 1 not, 2 usage).  For scripts without a JSON
+ * tool:
+ *   --runs      one line per run, fields separated by spaces:
+ *               scenario variant placement status witnesses iterations
+ *               ops_per_sec probe_one_way_ns stable repeat
+ *               (-1 or - where a run has no such number)
+ *   --get PATH  one value, PATH like runs.0.witnesses.count; strings bare,
+ *               anything else as JSON
  */
 #include "results.h"
 
@@ -22,12 +25,12 @@ int main(int argc, char **argv)
 
 	if (argc < 2 || argc > 4 || (argc == 3 && strcmp(argv[2], "--runs")) ||
 	    (argc == 4 && strcmp(argv[2], "--get"))) {
-		fprintf(stderr, "usage: validate-result FILE [--runs | --get PATH]\n");
+		fprintf(stderr, "usage: mmtorture-result FILE [--runs | --get PATH]\n");
 		return 2;
 	}
 	doc = mmt_results_load(argv[1], err, sizeof(err));
 	if (!doc) {
-		fprintf(stderr, "validate-result: %s\n", err);
+		fprintf(stderr, "mmtorture-result: %s\n", err);
 		return 1;
 	}
 	if (argc == 4) {
@@ -39,7 +42,7 @@ int main(int argc, char **argv)
 			v = json_is_array(v) ? json_array_get(v, strtoul(tok, NULL, 10))
 					     : json_object_get(v, tok);
 		if (!v) {
-			fprintf(stderr, "validate-result: no %s in %s\n", argv[3], argv[1]);
+			fprintf(stderr, "mmtorture-result: no %s in %s\n", argv[3], argv[1]);
 			json_decref(doc);
 			return 1;
 		}
@@ -56,13 +59,21 @@ int main(int argc, char **argv)
 		json_array_foreach(json_object_get(doc, "runs"), i, run) {
 			const json_t *w = json_object_get(json_object_get(run, "witnesses"), "count");
 			const json_t *it = json_object_get(run, "iterations");
+			const json_t *rate = json_object_get(run, "ops_per_sec");
+			const json_t *probe = json_object_get(run, "probe");
+			const json_t *pb = json_array_get(json_object_get(probe, "before"), 0);
 
-			printf("%s %s %s %s %lld %lld\n", json_string_value(json_object_get(run, "scenario")),
+			printf("%s %s %s %s %lld %lld %.6g %.1f %s %lld\n",
+			       json_string_value(json_object_get(run, "scenario")),
 			       json_string_value(json_object_get(run, "variant")),
 			       json_string_value(json_object_get(run, "placement")),
 			       json_string_value(json_object_get(run, "status")),
 			       w ? (long long)json_integer_value(w) : -1LL,
-			       json_is_integer(it) ? (long long)json_integer_value(it) : -1LL);
+			       json_is_integer(it) ? (long long)json_integer_value(it) : -1LL,
+			       json_is_number(rate) ? json_number_value(rate) : -1.0,
+			       pb ? json_number_value(json_object_get(pb, "one_way_ns")) : -1.0,
+			       json_is_object(probe) ? (json_is_true(json_object_get(probe, "stable")) ? "stable" : "moved") : "-",
+			       (long long)json_integer_value(json_object_get(run, "repeat")));
 		}
 	}
 	json_decref(doc);
