@@ -46,7 +46,10 @@ static void *trampoline(void *arg)
 	while (__atomic_load_n(&sync_state.armed, __ATOMIC_ACQUIRE) < n)
 		cpu_relax();
 	sync_state.t_begin[w->id] = mmt_now_ns();
-	w->run->sc->worker(w);
+	if (w->run->sc->variant_worker)
+		w->run->sc->variant_worker[w->run->variant - w->run->sc->variants](w);
+	else
+		w->run->sc->worker(w);
 	sync_state.t_end[w->id] = mmt_now_ns();
 	w->cpu_seen_end = sched_getcpu();
 	__atomic_fetch_add(&sync_state.finished, 1, __ATOMIC_RELEASE);

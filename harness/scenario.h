@@ -7,8 +7,9 @@
  *
  * Life of one run (one variant, one placement, one repeat):
  *   prepare()  allocate private state (shared memory is already on the node)
- *   worker()   called once per pinned worker thread after the start barrier;
- *              loops until mmt_should_stop() or its iteration target
+ *   worker()   called once per pinned worker thread after the start barrier
+ *              (or variant_worker[v]); loops until mmt_should_stop() or its
+ *              iteration target
  *   verify()   after every worker has returned: fold per-worker results into
  *              run->ops, run->outcomes[] and run->metrics
  *   cleanup()  free private state
@@ -72,6 +73,9 @@ struct mmt_scenario {
 	size_t (*shared_size)(const struct mmt_run *run);
 	int (*prepare)(struct mmt_run *run);
 	void (*worker)(struct mmt_worker *w);
+	/* Or one worker function per variant, indexed like variants[]: each
+	 * variant's loops compiled separately (see MMT_VARIANT_WORKER). */
+	void (*const *variant_worker)(struct mmt_worker *w);
 	void (*verify)(struct mmt_run *run);
 	void (*cleanup)(struct mmt_run *run);
 	/* Optional: the scenario's headline numbers for the table's detail
@@ -125,6 +129,21 @@ static inline bool mmt_should_stop(void)
 
 /* Called by a worker that reached the run's iteration target. */
 void mmt_request_stop(void);
+
+/*
+ * mmt_worker_<V>(): worker 0 runs first(V, w), the others rest(V, w).  With
+ * first/rest always_inline and switching on V, every variant gets its own
+ * copy of the loops with the primitive fixed at compile time: the hot loop
+ * carries no per-iteration variant dispatch.
+ */
+#define MMT_VARIANT_WORKER(V, first, rest)                                     \
+	static void mmt_worker_##V(struct mmt_worker *w)                       \
+	{                                                                      \
+		if (w->id == 0)                                                \
+			first(V, w);                                           \
+		else                                                           \
+			rest(V, w);                                            \
+	}
 
 #define MMT_SCENARIO(var)                                                      \
 	static const struct mmt_scenario *const __mmt_reg_##var                \

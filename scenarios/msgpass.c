@@ -403,36 +403,23 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct m
 	}
 }
 
-#define LOOPS(V)                                                               \
-	static void worker_##V(struct mmt_worker *w)                           \
-	{                                                                      \
-		if (w->id == 0)                                                \
-			producer(V, w);                                        \
-		else                                                           \
-			consumer(V, w);                                        \
-	}
-LOOPS(V_PLAIN)
-LOOPS(V_ONCE_WMB_RMB)
-LOOPS(V_RELEASE_ACQUIRE)
-LOOPS(V_MB)
-LOOPS(V_MB_FENCE)
-LOOPS(V_URCU_WMB_RMB)
-LOOPS(V_URCU_RCU)
-LOOPS(V_URCU_MB)
-LOOPS(V_C11_RELEASE_ACQUIRE)
-LOOPS(V_C11_SEQ_CST)
-LOOPS(V_BROKEN_PUBLISH_FIRST)
+MMT_VARIANT_WORKER(V_PLAIN, producer, consumer)
+MMT_VARIANT_WORKER(V_ONCE_WMB_RMB, producer, consumer)
+MMT_VARIANT_WORKER(V_RELEASE_ACQUIRE, producer, consumer)
+MMT_VARIANT_WORKER(V_MB, producer, consumer)
+MMT_VARIANT_WORKER(V_MB_FENCE, producer, consumer)
+MMT_VARIANT_WORKER(V_URCU_WMB_RMB, producer, consumer)
+MMT_VARIANT_WORKER(V_URCU_RCU, producer, consumer)
+MMT_VARIANT_WORKER(V_URCU_MB, producer, consumer)
+MMT_VARIANT_WORKER(V_C11_RELEASE_ACQUIRE, producer, consumer)
+MMT_VARIANT_WORKER(V_C11_SEQ_CST, producer, consumer)
+MMT_VARIANT_WORKER(V_BROKEN_PUBLISH_FIRST, producer, consumer)
 
 static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = {
-	worker_V_PLAIN, worker_V_ONCE_WMB_RMB, worker_V_RELEASE_ACQUIRE, worker_V_MB,
-	worker_V_MB_FENCE, worker_V_URCU_WMB_RMB, worker_V_URCU_RCU, worker_V_URCU_MB,
-	worker_V_C11_RELEASE_ACQUIRE, worker_V_C11_SEQ_CST, worker_V_BROKEN_PUBLISH_FIRST,
+	mmt_worker_V_PLAIN, mmt_worker_V_ONCE_WMB_RMB, mmt_worker_V_RELEASE_ACQUIRE, mmt_worker_V_MB,
+	mmt_worker_V_MB_FENCE, mmt_worker_V_URCU_WMB_RMB, mmt_worker_V_URCU_RCU, mmt_worker_V_URCU_MB,
+	mmt_worker_V_C11_RELEASE_ACQUIRE, mmt_worker_V_C11_SEQ_CST, mmt_worker_V_BROKEN_PUBLISH_FIRST,
 };
-
-static void msgpass_worker(struct mmt_worker *w)
-{
-	loops[w->run->variant - variants](w);
-}
 
 /* ---- results ------------------------------------------------------------- */
 
@@ -525,7 +512,7 @@ static const struct mmt_scenario msgpass = {
 	.ops_unit = "messages",
 	.shared_size = msgpass_shared_size,
 	.prepare = msgpass_prepare,
-	.worker = msgpass_worker,
+	.variant_worker = loops,
 	.verify = msgpass_verify,
 	.cleanup = msgpass_cleanup,
 	.describe = msgpass_describe,

@@ -455,33 +455,20 @@ static void queue_consumer(const int v, struct mmt_worker *w)
 	w->ops = n;
 }
 
-#define LOOPS(V, PROD, CONS)                                                   \
-	static void worker_##V(struct mmt_worker *w)                           \
-	{                                                                      \
-		if (w->id == 0)                                                \
-			PROD(V, w);                                            \
-		else                                                           \
-			CONS(V, w);                                            \
-	}
-LOOPS(V_CACHED, ring_producer, ring_consumer)
-LOOPS(V_NAIVE, ring_producer, ring_consumer)
-LOOPS(V_MB, ring_producer, ring_consumer)
-LOOPS(V_C11, ring_producer, ring_consumer)
-LOOPS(V_BROKEN, ring_producer, ring_consumer)
-LOOPS(V_DROP, ring_producer, ring_consumer)
-LOOPS(V_URCU_WFCQ, queue_producer, queue_consumer)
-LOOPS(V_URCU_LFQ, queue_producer, queue_consumer)
+MMT_VARIANT_WORKER(V_CACHED, ring_producer, ring_consumer)
+MMT_VARIANT_WORKER(V_NAIVE, ring_producer, ring_consumer)
+MMT_VARIANT_WORKER(V_MB, ring_producer, ring_consumer)
+MMT_VARIANT_WORKER(V_C11, ring_producer, ring_consumer)
+MMT_VARIANT_WORKER(V_BROKEN, ring_producer, ring_consumer)
+MMT_VARIANT_WORKER(V_DROP, ring_producer, ring_consumer)
+MMT_VARIANT_WORKER(V_URCU_WFCQ, queue_producer, queue_consumer)
+MMT_VARIANT_WORKER(V_URCU_LFQ, queue_producer, queue_consumer)
 
 static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = {
-	[V_CACHED] = worker_V_CACHED, [V_NAIVE] = worker_V_NAIVE, [V_MB] = worker_V_MB,
-	[V_C11] = worker_V_C11, [V_URCU_WFCQ] = worker_V_URCU_WFCQ,
-	[V_URCU_LFQ] = worker_V_URCU_LFQ, [V_BROKEN] = worker_V_BROKEN, [V_DROP] = worker_V_DROP,
+	[V_CACHED] = mmt_worker_V_CACHED, [V_NAIVE] = mmt_worker_V_NAIVE, [V_MB] = mmt_worker_V_MB,
+	[V_C11] = mmt_worker_V_C11, [V_URCU_WFCQ] = mmt_worker_V_URCU_WFCQ,
+	[V_URCU_LFQ] = mmt_worker_V_URCU_LFQ, [V_BROKEN] = mmt_worker_V_BROKEN, [V_DROP] = mmt_worker_V_DROP,
 };
-
-static void ring_worker(struct mmt_worker *w)
-{
-	loops[w->run->variant - variants](w);
-}
 
 static void ring_verify(struct mmt_run *run)
 {
@@ -565,7 +552,7 @@ static const struct mmt_scenario ring = {
 	.check_options = ring_check_options,
 	.shared_size = ring_shared_size,
 	.prepare = ring_prepare,
-	.worker = ring_worker,
+	.variant_worker = loops,
 	.verify = ring_verify,
 	.cleanup = ring_cleanup,
 	.describe = ring_describe,

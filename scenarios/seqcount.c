@@ -322,30 +322,17 @@ static inline __attribute__((always_inline)) void reader(const int v, struct mmt
 	__atomic_fetch_add(&s->readers_done, 1, __ATOMIC_RELEASE);
 }
 
-#define LOOPS(V)                                                               \
-	static void worker_##V(struct mmt_worker *w)                           \
-	{                                                                      \
-		if (w->id == 0)                                                \
-			writer(V, w);                                          \
-		else                                                           \
-			reader(V, w);                                          \
-	}
-LOOPS(V_KERNEL)
-LOOPS(V_C11)
-LOOPS(V_URCU_RCU)
-LOOPS(V_RWLOCK)
-LOOPS(V_SPINLOCK)
-LOOPS(V_BROKEN)
+MMT_VARIANT_WORKER(V_KERNEL, writer, reader)
+MMT_VARIANT_WORKER(V_C11, writer, reader)
+MMT_VARIANT_WORKER(V_URCU_RCU, writer, reader)
+MMT_VARIANT_WORKER(V_RWLOCK, writer, reader)
+MMT_VARIANT_WORKER(V_SPINLOCK, writer, reader)
+MMT_VARIANT_WORKER(V_BROKEN, writer, reader)
 
 static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = {
-	[V_KERNEL] = worker_V_KERNEL, [V_C11] = worker_V_C11, [V_URCU_RCU] = worker_V_URCU_RCU,
-	[V_RWLOCK] = worker_V_RWLOCK, [V_SPINLOCK] = worker_V_SPINLOCK, [V_BROKEN] = worker_V_BROKEN,
+	[V_KERNEL] = mmt_worker_V_KERNEL, [V_C11] = mmt_worker_V_C11, [V_URCU_RCU] = mmt_worker_V_URCU_RCU,
+	[V_RWLOCK] = mmt_worker_V_RWLOCK, [V_SPINLOCK] = mmt_worker_V_SPINLOCK, [V_BROKEN] = mmt_worker_V_BROKEN,
 };
-
-static void seqcount_worker(struct mmt_worker *w)
-{
-	loops[w->run->variant - variants](w);
-}
 
 static void seqcount_verify(struct mmt_run *run)
 {
@@ -414,7 +401,7 @@ static const struct mmt_scenario seqcount = {
 	.ops_unit = "reads",
 	.shared_size = seqcount_shared_size,
 	.prepare = seqcount_prepare,
-	.worker = seqcount_worker,
+	.variant_worker = loops,
 	.verify = seqcount_verify,
 	.cleanup = seqcount_cleanup,
 	.describe = seqcount_describe,
