@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "cli.h"
+#include "counters.h"
 #include "parse.h"
 
 #include <getopt.h>
@@ -10,7 +11,7 @@
 enum {
 	OPT_VARIANT = 0x100, OPT_PLACEMENT, OPT_THREADS, OPT_DURATION, OPT_ITERATIONS,
 	OPT_REPEAT, OPT_SEED, OPT_OUTPUT, OPT_FORMAT, OPT_MEM_NODE, OPT_LIST, OPT_HELP,
-	OPT_VERSION, OPT_ASSUME_FORBIDDEN, OPT_SCENARIO_BASE = 0x200,
+	OPT_VERSION, OPT_ASSUME_FORBIDDEN, OPT_EVENTS, OPT_SCENARIO_BASE = 0x200,
 };
 
 static const struct option common_opts[] = {
@@ -28,6 +29,7 @@ static const struct option common_opts[] = {
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "assume-forbidden", no_argument, NULL, OPT_ASSUME_FORBIDDEN },
+	{ "events", required_argument, NULL, OPT_EVENTS },
 };
 
 #define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
@@ -53,6 +55,11 @@ void mmt_cli_usage(FILE *f)
 	      "  --output FILE|-          results JSON (default: results/<scenario>-<time>.json;\n"
 	      "                           '-': JSON on stdout, the table on stderr)\n"
 	      "  --format table|json      what goes to stdout (default: table)\n"
+	      "  --events LIST|none|list  counters per worker: libpfm4 names (cycles,\n"
+	      "                           instructions, PMU::EVENT, perf:: software events)\n"
+	      "                           and tracepoints (tlb:tlb_flush, compaction:*);\n"
+	      "                           'list' shows what this machine offers (default:\n"
+	      "                           " MMT_DEFAULT_EVENTS ")\n"
 	      "  --list                   scenarios, variants and their options\n"
 	      "  --assume-forbidden       count every witness as forbidden, even on variants\n"
 	      "                           that allow it: proves the exit-1 path (tests use it)\n"
@@ -346,6 +353,11 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 			break;
 		case OPT_LIST: cli->list = true; break;
 		case OPT_ASSUME_FORBIDDEN: cli->assume_forbidden = true; break;
+		case OPT_EVENTS:
+			if (!*arg)
+				return error(err, errlen, "--events needs a list, 'none' or 'list'");
+			cli->events = arg;
+			break;
 		case OPT_HELP: cli->help = true; return 0;
 		case OPT_VERSION: cli->version = true; return 0;
 		case ':':

@@ -43,6 +43,7 @@ struct mmt_cli {
 	int mem_node;		/* -1: the node of the first worker's CPU */
 	const char *output;	/* NULL: results/<name>.json; "-": stdout */
 	enum mmt_format format;
+	const char *events;	/* --events: NULL for the default set, "list" */
 	struct mmt_cli_opt opts[MMT_MAX_OPTIONS * 4];
 	unsigned nr_opts;
 };

@@ -16,6 +16,7 @@
 
 #include "arch/barrier.h"
 #include "cli.h"
+#include "counters.h"
 #include "metadata.h"
 #include "mix.h"
 #include "parse.h"
@@ -123,11 +124,14 @@ static json_t *options_json(const struct mmt_scenario *sc, const uint64_t *opt)
 	return o;
 }
 
+static struct mmt_event_set events;
+static bool events_on;
+
 static json_t *base_record(const struct mmt_scenario *sc, const struct mmt_variant *v,
 			   const struct mmt_placement *pl, unsigned rep, unsigned threads,
 			   uint64_t seed, const uint64_t *opt)
 {
-	return json_pack("{s:s,s:s,s:s,s:i,s:s,s:n,s:n,s:b,s:b,s:i,s:n,s:n,s:I,s:o,s:n,s:s,"
+	json_t *rec = json_pack("{s:s,s:s,s:s,s:i,s:s,s:n,s:n,s:b,s:b,s:i,s:n,s:n,s:I,s:o,s:n,s:s,"
 			 "s:n,s:n,s:n,s:n,s:n,s:n,s:[]}",
 			 "scenario", sc->name, "variant", v->name, "placement", pl->name,
 			 "repeat", rep, "status", "skipped", "reason", "verdict",
@@ -136,6 +140,9 @@ static json_t *base_record(const struct mmt_scenario *sc, const struct mmt_varia
 			 "seed", (json_int_t)seed, "options", options_json(sc, opt),
 			 "iterations", "ops_unit", sc->ops_unit, "elapsed_ns", "ops_per_sec",
 			 "ns_per_op", "witnesses", "probe", "metrics", "workers");
+
+	json_object_set_new(rec, "counters", json_null());
+	return rec;
 }
 
 static const char *verdict(const struct mmt_variant *v, uint64_t witnesses, bool forbidden)
@@ -187,6 +194,11 @@ static void fill_measured(json_t *rec, struct mmt_run *run, const struct mmt_run
 							    "stable", !isnan(drift) && drift <= MMT_PROBE_STABLE_RATIO));
 	}
 	json_object_set_new(rec, "metrics", json_incref(run->metrics));
+	if (run->events)
+		json_object_set_new(rec, "counters",
+				    mmt_counters_json(run->events, run->counters, run->nr_workers,
+						      run->cpu_counters, run->cpu_ids, run->nr_cpu_counters,
+						      run->ops));
 	json_object_set_new(rec, "verdict", json_string(verdict(run->variant, witnesses,
 							       is_forbidden(run->variant))));
 }
@@ -224,6 +236,7 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 	run.mem_node = mem_node;
 	run.iterations = cli->iterations;
 	run.seed = seed;
+	run.events = events_on ? &events : NULL;
 
 	before = mmt_probe_cpus(cpus, (int)threads);
 	mmt_run_execute(&run, cpus, cli->duration_ns, sigs, &out);
@@ -322,6 +335,16 @@ int main(int argc, char **argv)
 		list_scenarios(&cli);
 		return 0;
 	}
+	if (cli.events && !strcmp(cli.events, "list")) {
+		mmt_events_list(stdout);
+		return 0;
+	}
+	/* Before any thread: tracepoints may need a private mount namespace. */
+	if (mmt_events_parse(cli.events ? cli.events : MMT_DEFAULT_EVENTS, &events, err, sizeof(err))) {
+		fprintf(stderr, "mmtorture: %s\n", err);
+		return EXIT_USAGE;
+	}
+	events_on = events.nr > 0;
 	if (cli.output && strcmp(cli.output, "-")) {
 		if (mmt_results_check_path(cli.output, err, sizeof(err))) {
 			fprintf(stderr, "mmtorture: %s\n", err);
@@ -392,6 +415,8 @@ int main(int argc, char **argv)
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);
 		mmt_report_table(stderr, doc, NULL);
+		if (cli.events)
+			mmt_report_counters(stderr, doc);
 	} else {
 		bool written = !mmt_results_write_atomic(doc, path, err, sizeof(err));
 
@@ -404,6 +429,8 @@ int main(int argc, char **argv)
 			fputc('\n', stdout);
 		} else {
 			mmt_report_table(stdout, doc, written ? path : NULL);
+			if (cli.events)
+				mmt_report_counters(stdout, doc);
 		}
 	}
 	fflush(stdout);

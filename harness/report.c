@@ -135,3 +135,45 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 	if (result_path)
 		fprintf(f, "results: %s\n", result_path);
 }
+
+void mmt_report_counters(FILE *f, const json_t *doc)
+{
+	const json_t *run, *ev;
+	size_t i, k;
+
+	fprintf(f, "\ncounters (total over workers; system-wide tracepoints: over all CPUs):\n");
+	json_array_foreach(json_object_get(doc, "runs"), i, run) {
+		const json_t *c = json_object_get(run, "counters");
+		const json_t *ipc;
+
+		if (!json_is_object(c))
+			continue;
+		fprintf(f, "  %s %s %s rep %lld:\n", json_string_value(json_object_get(run, "scenario")),
+			json_string_value(json_object_get(run, "variant")),
+			json_string_value(json_object_get(run, "placement")),
+			(long long)json_integer_value(json_object_get(run, "repeat")));
+		json_array_foreach(json_object_get(c, "events"), k, ev) {
+			const char *status = json_string_value(json_object_get(ev, "status"));
+			const json_t *per_op = json_object_get(ev, "per_op");
+			double scaling = json_number_value(json_object_get(ev, "scaling"));
+			char val[32], op[32] = "";
+
+			if (strcmp(status, "ok")) {
+				fprintf(f, "    %-46s %s: %s\n", json_string_value(json_object_get(ev, "name")),
+					status, json_string_value(json_object_get(ev, "reason")));
+				continue;
+			}
+			si(val, sizeof(val), json_number_value(json_object_get(ev, "value")));
+			if (json_is_number(per_op))
+				snprintf(op, sizeof(op), "%.4g/op", json_number_value(per_op));
+			fprintf(f, "    %-46s %10s %14s  %s\n", json_string_value(json_object_get(ev, "name")),
+				val, op, json_string_value(json_object_get(ev, "scope")));
+			if (scaling < 0.999)
+				fprintf(f, "    %-46s multiplexed: counted %.1f%% of the time, value scaled\n", "",
+					100 * scaling);
+		}
+		ipc = json_object_get(json_object_get(c, "derived"), "ipc");
+		if (json_is_number(ipc))
+			fprintf(f, "    %-46s %10.2f\n", "IPC", json_number_value(ipc));
+	}
+}

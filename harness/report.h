@@ -7,5 +7,7 @@
 #include <stdio.h>
 
 void mmt_report_table(FILE *f, const json_t *doc, const char *result_path);
+/* Counters per run: value, per operation, scaling; unsupported with why. */
+void mmt_report_counters(FILE *f, const json_t *doc);
 
 #endif

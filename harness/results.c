@@ -171,6 +171,7 @@ static const struct field run_fields[] = {
 	{ "elapsed_ns", K_INT_OR_NULL }, { "ops_per_sec", K_NUM_OR_NULL },
 	{ "ns_per_op", K_NUM_OR_NULL }, { "witnesses", K_OBJ_OR_NULL },
 	{ "probe", K_OBJ_OR_NULL }, { "metrics", K_OBJ_OR_NULL }, { "workers", K_ARR },
+	{ "counters", K_OBJ_OR_NULL },
 };
 static const struct field measured_fields[] = {
 	{ "cpus", K_ARR }, { "iterations", K_INT }, { "elapsed_ns", K_INT },

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HANG_GRACE_NS (10ull * 1000000000ull)
 
@@ -38,6 +39,8 @@ static void *trampoline(void *arg)
 	unsigned n = w->run->nr_workers;
 
 	w->cpu_seen_start = sched_getcpu();
+	if (w->run->events)
+		mmt_counters_open_thread(w->run->events, &w->run->counters[w->id]);
 	/* The pthread barrier wakes everyone from sleep with tens of
 	 * microseconds of skew; the spin that follows lines them up within
 	 * a cache-line transfer, so the racing loops start together. */
@@ -45,15 +48,73 @@ static void *trampoline(void *arg)
 	__atomic_fetch_add(&sync_state.armed, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(&sync_state.armed, __ATOMIC_ACQUIRE) < n)
 		cpu_relax();
+	if (w->run->events)
+		mmt_counters_enable(w->run->events, &w->run->counters[w->id]);
 	sync_state.t_begin[w->id] = mmt_now_ns();
 	if (w->run->sc->variant_worker)
 		w->run->sc->variant_worker[w->run->variant - w->run->sc->variants](w);
 	else
 		w->run->sc->worker(w);
 	sync_state.t_end[w->id] = mmt_now_ns();
+	if (w->run->events) {
+		mmt_counters_disable(w->run->events, &w->run->counters[w->id]);
+		mmt_counters_collect(w->run->events, &w->run->counters[w->id]);
+	}
 	w->cpu_seen_end = sched_getcpu();
 	__atomic_fetch_add(&sync_state.finished, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+/* System-wide tracepoint counters on every online CPU: kernel work such as
+ * kcompactd or TLB shootdown IPIs runs on CPUs and in threads of its own.
+ * They span thread start-up too, a few hundred microseconds. */
+static void open_cpu_counters(struct mmt_run *run)
+{
+	cpu_set_t online;
+	bool any = false;
+
+	for (unsigned i = 0; i < run->events->nr; i++)
+		any |= run->events->ev[i].kind == MMT_EV_TRACEPOINT;
+	if (!any || !run->events->system_wide_tracepoints)
+		return;
+	CPU_ZERO(&online);
+	for (long c = 0, n = sysconf(_SC_NPROCESSORS_CONF); c < n && c < CPU_SETSIZE; c++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%ld/online", c);
+		if (c == 0 || !access(path, F_OK)) {
+			FILE *f = fopen(path, "r");
+			int on = 1;
+
+			if (f) {
+				if (fscanf(f, "%d", &on) != 1)
+					on = 1;
+				fclose(f);
+			}
+			if (on)
+				CPU_SET(c, &online);
+		}
+	}
+	run->cpu_counters = calloc((size_t)CPU_COUNT(&online), sizeof(*run->cpu_counters));
+	run->cpu_ids = calloc((size_t)CPU_COUNT(&online), sizeof(*run->cpu_ids));
+	if (!run->cpu_counters || !run->cpu_ids)
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &online))
+			continue;
+		run->cpu_ids[run->nr_cpu_counters] = c;
+		mmt_counters_open_cpu(run->events, c, &run->cpu_counters[run->nr_cpu_counters++]);
+	}
+	for (unsigned k = 0; k < run->nr_cpu_counters; k++)
+		mmt_counters_enable(run->events, &run->cpu_counters[k]);
+}
+
+static void close_cpu_counters(struct mmt_run *run)
+{
+	for (unsigned k = 0; k < run->nr_cpu_counters; k++) {
+		mmt_counters_disable(run->events, &run->cpu_counters[k]);
+		mmt_counters_collect(run->events, &run->cpu_counters[k]);
+	}
 }
 
 static void *alloc_shared(size_t size, int node, int *actual)
@@ -179,6 +240,13 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		goto free_mem;
 	}
 
+	if (run->events) {
+		run->counters = calloc(n, sizeof(*run->counters));
+		if (!run->counters)
+			run->events = NULL;
+		else
+			open_cpu_counters(run);
+	}
 	WRITE_ONCE(mmt_stop.flag, 0);
 	sync_state.armed = 0;
 	sync_state.finished = 0;
@@ -213,6 +281,8 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		return; /* workers still spin on shared memory: leave it mapped */
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
+	if (run->events)
+		close_cpu_counters(run);
 	pthread_barrier_destroy(&sync_state.barrier);
 	{
 		uint64_t first = UINT64_MAX, last = 0;
@@ -242,4 +312,9 @@ void mmt_run_release(struct mmt_run *run)
 	run->metrics = NULL;
 	free(run->workers);
 	run->workers = NULL;
+	free(run->counters);
+	free(run->cpu_counters);
+	free(run->cpu_ids);
+	run->counters = run->cpu_counters = NULL;
+	run->cpu_ids = NULL;
 }

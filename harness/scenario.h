@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "counters.h"
 
 #define MMT_MAX_OUTCOMES 16
 #define MMT_MAX_OPTIONS 16
@@ -111,8 +112,15 @@ struct mmt_run {
 	uint64_t ops;
 	uint64_t outcomes[MMT_MAX_OUTCOMES];
 	json_t *metrics;	/* scenario's own numbers, an object */
-	/* Samples per second of cycles, for converting mmt_cycles() deltas. */
+	/* mmt_cycles() ticks per ns, for converting cycle deltas. */
 	double cycles_per_ns;
+	/* Counters: opened by the runner, per worker and (tracepoints when
+	 * permitted) per online CPU; NULL events: none. */
+	const struct mmt_event_set *events;
+	struct mmt_counters *counters;
+	struct mmt_counters *cpu_counters;
+	int *cpu_ids;
+	unsigned nr_cpu_counters;
 };
 
 /* The stop flag, set by the timer, the iteration target or a signal.

@@ -36,6 +36,8 @@ bad "does not exist" msgpass --output "$scratch/missing/r.json"
 bad "is a directory" msgpass --output "$scratch/adir"
 bad "not a power of two" ring --ring-size 1000
 bad "not an option of the selected" msgpass --ring-size 1024
+bad "unknown event 'bogus'" msgpass --events bogus
+bad "unknown tracepoint" msgpass --events tlb:no_such_event
 bad "names 2 CPUs but --threads is 3" msgpass --placement cpus:0,1 --threads 3
 
 run --help

@@ -23,13 +23,13 @@ static json_t *good_doc(void)
 		"\"options\":{},\"iterations\":10,\"ops_unit\":\"messages\",\"elapsed_ns\":100,"
 		"\"ops_per_sec\":1.5,\"ns_per_op\":10.0,"
 		"\"witnesses\":{\"count\":0,\"histogram\":{\"fresh\":10}},"
-		"\"probe\":{\"before\":[],\"after\":[],\"drift\":null,\"stable\":false},\"metrics\":{},\"workers\":[]},"
+		"\"probe\":{\"before\":[],\"after\":[],\"drift\":null,\"stable\":false},\"metrics\":{},\"workers\":[],\"counters\":null},"
 		"{\"scenario\":\"msgpass\",\"variant\":\"mb\",\"placement\":\"cross-node\","
 		"\"repeat\":0,\"status\":\"skipped\",\"reason\":\"one node\",\"verdict\":null,"
 		"\"forbidden\":true,\"injected\":false,\"threads\":2,\"cpus\":null,\"mem_node\":null,"
 		"\"seed\":2,\"options\":{},\"iterations\":null,\"ops_unit\":\"messages\","
 		"\"elapsed_ns\":null,\"ops_per_sec\":null,\"ns_per_op\":null,\"witnesses\":null,"
-		"\"probe\":null,\"metrics\":null,\"workers\":[]}],"
+		"\"probe\":null,\"metrics\":null,\"workers\":[],\"counters\":null}],"
 		"\"summary\":{\"runs\":2,\"ok\":1,\"skipped\":1,\"errors\":0,"
 		"\"forbidden_witnessed\":0,\"injected_missed\":0,\"exit_code\":0}}",
 		0, &e);
