@@ -17,6 +17,7 @@
 #include "arch/barrier.h"
 #include "cli.h"
 #include "counters.h"
+#include "kstate.h"
 #include "metadata.h"
 #include "mix.h"
 #include "parse.h"
@@ -33,7 +34,7 @@
 #define EXIT_SKIPPED 77
 
 struct totals {
-	int runs, ok, skipped, errors, forbidden, injected_missed, interrupted_sig;
+	int runs, ok, skipped, errors, forbidden, injected_missed, inconclusive, interrupted_sig;
 	bool hung;
 };
 
@@ -261,6 +262,14 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 			tot->forbidden++;
 		} else if (out.end == MMT_END_INTERRUPTED) {
 			status = "interrupted";
+		} else if (run.inconclusive) {
+			char why[300];
+
+			status = "inconclusive";
+			tot->inconclusive++;
+			snprintf(why, sizeof(why), "INCONCLUSIVE: %s", run.inconclusive_reason);
+			json_object_set_new(rec, "verdict", json_string(why));
+			json_object_set_new(rec, "reason", json_string(run.inconclusive_reason));
 		} else {
 			tot->ok++;
 		}
@@ -292,7 +301,7 @@ static int exit_code(const struct totals *t)
 		return EXIT_HARNESS;
 	if (t->interrupted_sig)
 		return 128 + t->interrupted_sig;
-	if (t->runs && t->skipped == t->runs)
+	if (t->runs && t->skipped + t->inconclusive == t->runs)
 		return EXIT_SKIPPED;
 	return 0;
 }
@@ -340,7 +349,21 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	/* Before any thread: tracepoints may need a private mount namespace. */
-	if (mmt_events_parse(cli.events ? cli.events : MMT_DEFAULT_EVENTS, &events, err, sizeof(err))) {
+	if (!cli.events) {
+		static char list[1024];
+
+		snprintf(list, sizeof(list), "%s", MMT_DEFAULT_EVENTS);
+		for (unsigned s = 0; s < cli.nr_scenarios; s++)
+			if (cli.scenarios[s]->extra_events &&
+			    strlen(list) + strlen(cli.scenarios[s]->extra_events) + 2 < sizeof(list)) {
+				strcat(list, ",");
+				strcat(list, cli.scenarios[s]->extra_events);
+			}
+		if (mmt_events_parse(list, &events, err, sizeof(err))) {
+			fprintf(stderr, "mmtorture: %s\n", err);
+			return EXIT_USAGE;
+		}
+	} else if (mmt_events_parse(cli.events, &events, err, sizeof(err))) {
 		fprintf(stderr, "mmtorture: %s\n", err);
 		return EXIT_USAGE;
 	}
@@ -401,9 +424,10 @@ int main(int argc, char **argv)
 	}
 	code = exit_code(&tot);
 	json_object_set_new(doc, "interrupted", json_boolean(tot.interrupted_sig != 0));
-	json_object_set_new(doc, "summary", json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
+	json_object_set_new(doc, "summary", json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
 						      "runs", tot.runs, "ok", tot.ok,
 						      "skipped", tot.skipped, "errors", tot.errors,
+						      "inconclusive", tot.inconclusive,
 						      "forbidden_witnessed", tot.forbidden,
 						      "injected_missed", tot.injected_missed,
 						      "exit_code", code));
@@ -435,6 +459,9 @@ int main(int argc, char **argv)
 	}
 	fflush(stdout);
 	json_decref(doc);
+	/* Scenarios restore what they change in cleanup; this catches a run
+	 * that never got there (a hung worker). */
+	mmt_sysctl_restore_all();
 	if (tot.hung)
 		_exit(code); /* hung workers still spin: do not wait for them */
 	return code;

@@ -123,11 +123,12 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 		}
 	}
 	sum = json_object_get(doc, "summary");
-	fprintf(f, "\n%lld runs: %lld ok, %lld skipped, %lld errors, %lld FORBIDDEN witnessed, "
+	fprintf(f, "\n%lld runs: %lld ok, %lld skipped, %lld inconclusive, %lld errors, %lld FORBIDDEN witnessed, "
 		   "%lld injected faults missed%s\n",
 		(long long)json_integer_value(json_object_get(sum, "runs")),
 		(long long)json_integer_value(json_object_get(sum, "ok")),
 		(long long)json_integer_value(json_object_get(sum, "skipped")),
+		(long long)json_integer_value(json_object_get(sum, "inconclusive")),
 		(long long)json_integer_value(json_object_get(sum, "errors")),
 		(long long)json_integer_value(json_object_get(sum, "forbidden_witnessed")),
 		(long long)json_integer_value(json_object_get(sum, "injected_missed")),

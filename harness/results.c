@@ -182,10 +182,12 @@ static const struct field probe_fields[] = { { "before", K_ARR }, { "after", K_A
 					     { "drift", K_NUM_OR_NULL }, { "stable", K_BOOL } };
 static const struct field summary_fields[] = {
 	{ "runs", K_INT }, { "ok", K_INT }, { "skipped", K_INT }, { "errors", K_INT },
+	{ "inconclusive", K_INT },
 	{ "forbidden_witnessed", K_INT }, { "injected_missed", K_INT }, { "exit_code", K_INT },
 };
 
-static const char *const statuses[] = { "ok", "witnessed", "skipped", "error", "interrupted", "hung" };
+static const char *const statuses[] = { "ok", "witnessed", "skipped", "error", "interrupted",
+					"hung", "inconclusive" };
 
 #define CHECK(obj, where, tbl) check_fields(obj, where, tbl, sizeof(tbl) / sizeof(tbl[0]), err, len)
 
@@ -205,7 +207,8 @@ static int validate_run(const json_t *run, size_t i, char *err, size_t len)
 		snprintf(err, len, "%s.status '%s' is not a known status", where, status);
 		return -1;
 	}
-	if (strcmp(status, "ok") && strcmp(status, "witnessed") && strcmp(status, "interrupted"))
+	if (strcmp(status, "ok") && strcmp(status, "witnessed") && strcmp(status, "interrupted") &&
+	    strcmp(status, "inconclusive"))
 		return 0; /* skipped, error and hung runs carry no numbers */
 	if (CHECK(run, where, measured_fields))
 		return -1;

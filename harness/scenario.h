@@ -67,6 +67,9 @@ struct mmt_scenario {
 	const char *const *outcomes;
 	unsigned nr_outcomes;
 	const char *ops_unit;	/* what run->ops counts: "messages", ... */
+	/* Events added to the default counter set when this scenario runs
+	 * (tracepoints that show its kernel activity). */
+	const char *extra_events;
 	/* Optional: checks option values together (e.g. a power of two);
 	 * returns 0, or -1 with one line in err: exit 2 before anything runs. */
 	int (*check_options)(const uint64_t *opt, char *err, size_t len);
@@ -112,6 +115,10 @@ struct mmt_run {
 	uint64_t ops;
 	uint64_t outcomes[MMT_MAX_OUTCOMES];
 	json_t *metrics;	/* scenario's own numbers, an object */
+	/* The run did not exercise what it exists to test (e.g. no race
+	 * window was hit): reported INCONCLUSIVE, never as a pass. */
+	bool inconclusive;
+	char inconclusive_reason[200];
 	/* mmt_cycles() ticks per ns, for converting cycle deltas. */
 	double cycles_per_ns;
 	/* Counters: opened by the runner, per worker and (tracepoints when

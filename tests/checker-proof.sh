@@ -12,10 +12,13 @@ if [ "$ncpus" -lt 2 ]; then
 fi
 
 for sc in $(scenarios); do
+	extra=
+	[ "$sc" = mmrace ] && extra="--region-mb 16"
 	for v in $(variants_of "$sc" injected); do
 		for i in 1 2 3; do
 			f="$scratch/$sc-$v-$i.json"
-			run "$sc" --variant "$v" --iterations 200000 --output "$f"
+			# shellcheck disable=SC2086
+			run "$sc" --variant "$v" --duration 300ms $extra --output "$f"
 			line=$(runs "$f")
 			set -- $line
 			[ "$rc" -eq 0 ] && [ "$4" = ok ] && [ "$5" -gt 0 ] &&

@@ -35,7 +35,8 @@ nnodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
 
 # run ARGS...: runs mmtorture, leaves rc, out (stdout) and err (stderr).
 run() {
-	"$MMT_BIN" "$@" >"$scratch/out" 2>"$scratch/err"
+	# A bound on every run: a hang fails its test instead of stalling CI.
+	timeout -k 10 120 "$MMT_BIN" "$@" >"$scratch/out" 2>"$scratch/err"
 	rc=$?
 	out=$(cat "$scratch/out")
 	err=$(cat "$scratch/err")

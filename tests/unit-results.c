@@ -30,7 +30,7 @@ static json_t *good_doc(void)
 		"\"seed\":2,\"options\":{},\"iterations\":null,\"ops_unit\":\"messages\","
 		"\"elapsed_ns\":null,\"ops_per_sec\":null,\"ns_per_op\":null,\"witnesses\":null,"
 		"\"probe\":null,\"metrics\":null,\"workers\":[],\"counters\":null}],"
-		"\"summary\":{\"runs\":2,\"ok\":1,\"skipped\":1,\"errors\":0,"
+		"\"summary\":{\"runs\":2,\"ok\":1,\"skipped\":1,\"errors\":0,\"inconclusive\":0,"
 		"\"forbidden_witnessed\":0,\"injected_missed\":0,\"exit_code\":0}}",
 		0, &e);
 

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+#include "kstate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static long long tlb_shootdowns(void)
+{
+	char line[8192];
+	long long sum = -1;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *p = line, *end;
+
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "TLB:", 4))
+			continue;
+		p += 4;
+		sum = 0;
+		for (;;) {
+			long long v = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
+json_t *mmt_kstate_counters(const char *const *prefixes)
+{
+	json_t *o = json_object();
+	char name[128];
+	long long v, tlb;
+	FILE *f = fopen("/proc/vmstat", "r");
+
+	if (f) {
+		while (fscanf(f, "%127s %lld", name, &v) == 2)
+			for (const char *const *p = prefixes; *p; p++)
+				if (!strncmp(name, *p, strlen(*p)))
+					json_object_set_new(o, name, json_integer(v));
+		fclose(f);
+	}
+	tlb = tlb_shootdowns();
+	if (tlb >= 0)
+		json_object_set_new(o, "tlb_shootdowns", json_integer(tlb));
+	return o;
+}
+
+json_t *mmt_kstate_delta(const json_t *before, const json_t *after)
+{
+	json_t *d = json_object();
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)after, key, v) {
+		const json_t *b = json_object_get(before, key);
+
+		if (b)
+			json_object_set_new(d, key, json_integer(json_integer_value(v) - json_integer_value(b)));
+	}
+	return d;
+}
+
+static long long read_tainted(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/tainted", "r");
+	long long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+void mmt_health_begin(struct mmt_kernel_health *h)
+{
+	h->tainted = read_tainted();
+	/* /dev/kmsg: one record per read; start at the end, see only new ones. */
+	h->kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (h->kmsg_fd >= 0)
+		lseek(h->kmsg_fd, 0, SEEK_END);
+}
+
+json_t *mmt_health_end(struct mmt_kernel_health *h)
+{
+	static const char *const bad[] = { "WARNING:", "BUG:", "BUG ", "Oops", "Call Trace",
+					   "general protection", "kernel BUG", NULL };
+	long long tainted = read_tainted();
+	json_t *lines = json_array();
+	bool splat = h->tainted >= 0 && tainted >= 0 && tainted != h->tainted;
+
+	if (h->kmsg_fd >= 0) {
+		char rec[8192];
+		ssize_t n;
+
+		while ((n = read(h->kmsg_fd, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+			char *msg;
+
+			if (n < 0)
+				continue; /* overwritten records: keep reading */
+			rec[n] = '\0';
+			msg = strchr(rec, ';');
+			msg = msg ? msg + 1 : rec;
+			msg[strcspn(msg, "\n")] = '\0';
+			for (const char *const *b = bad; *b; b++)
+				if (strstr(msg, *b)) {
+					splat = true;
+					if (json_array_size(lines) < 32)
+						json_array_append_new(lines, json_string(msg));
+					break;
+				}
+		}
+		close(h->kmsg_fd);
+	}
+	return json_pack("{s:o,s:o,s:b,s:o,s:b}",
+			 "tainted_before", h->tainted >= 0 ? json_integer(h->tainted) : json_null(),
+			 "tainted_after", tainted >= 0 ? json_integer(tainted) : json_null(),
+			 "log_readable", h->kmsg_fd >= 0, "new_log_lines", lines, "splat", splat);
+}
+
+json_t *mmt_kernel_config(const char *const *options)
+{
+	char path[300], line[512];
+	struct utsname u;
+	FILE *f;
+	bool piped = false;
+	json_t *o;
+
+	uname(&u);
+	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+	f = fopen(path, "r");
+	if (!f && !access("/proc/config.gz", R_OK)) {
+		/* gzip from the base system rather than a zlib dependency */
+		f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
+		piped = f != NULL;
+	}
+	if (!f)
+		return json_null();
+	o = json_object();
+	for (const char *const *opt = options; *opt; opt++)
+		json_object_set_new(o, *opt, json_string("not set"));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		for (const char *const *opt = options; *opt; opt++) {
+			size_t n = strlen(*opt);
+
+			if (!strncmp(line, *opt, n) && line[n] == '=')
+				json_object_set_new(o, *opt, json_string(line + n + 1));
+		}
+	}
+	if (piped)
+		pclose(f);
+	else
+		fclose(f);
+	return o;
+}
+
+#define MAX_SYSCTLS 8
+static struct {
+	char path[128];
+	char value[64];
+	size_t len;
+} saved[MAX_SYSCTLS];
+static volatile int nr_saved;
+
+int mmt_sysctl_set(const char *path, const char *value, char *err, size_t len)
+{
+	int fd, i = nr_saved;
+	ssize_t n;
+
+	if (i == MAX_SYSCTLS) {
+		snprintf(err, len, "too many sysctls changed");
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, len, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	n = read(fd, saved[i].value, sizeof(saved[i].value) - 1);
+	close(fd);
+	if (n <= 0) {
+		snprintf(err, len, "cannot read %s", path);
+		return -1;
+	}
+	saved[i].len = (size_t)n;
+	snprintf(saved[i].path, sizeof(saved[i].path), "%s", path);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, value, strlen(value)) < 0) {
+		snprintf(err, len, "cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	nr_saved = i + 1; /* published last: a crash now restores it */
+	return 0;
+}
+
+void mmt_sysctl_restore_all(void)
+{
+	while (nr_saved > 0) {
+		int i = nr_saved - 1;
+		int fd = open(saved[i].path, O_WRONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			ssize_t w = write(fd, saved[i].value, saved[i].len);
+
+			(void)w;
+			close(fd);
+		}
+		nr_saved = i;
+	}
+}
