@@ -390,7 +390,8 @@ int main(int argc, char **argv)
 
 	if (cli.seed_set) {
 		seed = cli.seed;
-	} else if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed)) {
+	} else if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed)) {
+		/* early boot (a fresh VM): do not block for entropy */
 		seed = mmt_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
 	}
 	seed &= INT64_MAX; /* JSON integers are signed */

@@ -17,10 +17,10 @@
  *              then back; writers that fault wait in their SIGSEGV handler
  *              until access is back and the store re-executes.  At the end
  *              of each round it verifies every slot against the ledgers.
- *   migrator   migrates the same range while it is protected: move_pages
- *              between nodes, or on one node mbind(MPOL_LOCAL,
- *              MPOL_MF_MOVE), which moves every page to a new frame; a page
- *              counts as moved only if its node or PFN changed
+ *   migrator   migrates the same range while it is protected: mbind(MPOL_BIND,
+ *              MPOL_MF_MOVE) to the next node, or on one node
+ *              mbind(MPOL_LOCAL, MPOL_MF_MOVE), which moves every page to a
+ *              new frame; a page counts as moved only if its PFN changed
  *   compactor  writes /proc/sys/vm/compact_memory (root)
  *   NUMA balancing is switched on for the run (root) and restored.
  * Each iteration the protector announces itself, the migrator snapshots the
@@ -171,6 +171,8 @@ struct priv {
 	/* results */
 	uint64_t rounds, iterations, mprotect_calls, migrate_calls, pages_moved, migrations_in_window;
 	uint64_t overlap_witnesses, overlap_hist[HIST_BUCKETS], compact_calls, victim_checks;
+	uint64_t window_pages_checked;	/* window writes in iterations whose migration overlapped */
+	uint64_t moved_to[64];		/* pages moved, by target node (several nodes) */
 	uint64_t outcomes[NR_OUTCOMES];
 	struct mismatch mismatch[MAX_MISMATCHES];
 	unsigned nr_mismatches;
@@ -427,7 +429,7 @@ writer_loop(const int v, struct priv *p, struct ctl *c, unsigned w)
 		}
 		for (uint64_t page = 0; page < p->npages; page++) {
 			char *base = p->region;
-			uint64_t e1, e2;
+			uint64_t e1, e2, lo, hi;
 
 			if (v == V_BROKEN_STALE_MAPPING) {
 				uint64_t req = READ_ONCE(c->inject);
@@ -450,13 +452,18 @@ writer_loop(const int v, struct priv *p, struct ctl *c, unsigned w)
 					ws->stale_stores++;
 				}
 			}
-			e1 = READ_ONCE(c->epoch);
+			/* The range is read between the two epoch reads: if the
+			 * epoch did not move, it is the range of that epoch (the
+			 * protector only changes it while access is open). */
+			e1 = smp_load_acquire(&c->epoch);
+			lo = READ_ONCE(c->range_lo);
+			hi = READ_ONCE(c->range_hi);
 			ws->faulted = 0;
 			WRITE_ONCE(*slot_of(base, page, w), tag(w, round, page));
+			smp_rmb();
 			e2 = READ_ONCE(c->epoch);
 			ws->stores++;
-			if (unlikely(PHASE(e1)) && e1 == e2 && !ws->faulted && page >= READ_ONCE(c->range_lo) &&
-			    page < READ_ONCE(c->range_hi)) {
+			if (unlikely(PHASE(e1)) && e1 == e2 && !ws->faulted && page >= lo && page < hi) {
 				if (PHASE(e1) == 1) {
 					/* Stored while mprotect was walking this range:
 					 * legal, and the window the race needs. */
@@ -602,12 +609,18 @@ static uint64_t rng_next(uint64_t *s)
 	return *s;
 }
 
-static void spin_cycles(uint64_t cycles)
+/* Delay by spinning, or by yielding when a writer shares this CPU: a
+ * spinning delay would keep the writer from storing during the walk. */
+static void delay_cycles(uint64_t cycles, bool yield)
 {
 	uint64_t end = mmt_cycles() + cycles;
 
-	while ((int64_t)(mmt_cycles() - end) < 0)
-		cpu_relax();
+	while ((int64_t)(mmt_cycles() - end) < 0) {
+		if (yield)
+			sched_yield();
+		else
+			cpu_relax();
+	}
 }
 
 /* Waits for *x to reach v; yields, since actors may share a CPU. */
@@ -629,20 +642,14 @@ static void migrate_range(struct priv *p, uint64_t lo, uint64_t n, uint64_t iter
 	char *start = p->region + lo * PAGE;
 
 	if (p->nodes > 1) {
-		/* Bounce between nodes: every page to the next node. */
-		void **pages = malloc(n * sizeof(void *));
-		int *nodes = malloc(n * sizeof(int)), *status = malloc(n * sizeof(int));
+		/* Bounce between nodes: bind the range to the next node and move
+		 * it there.  mbind walks the page tables itself, so PROT_NONE
+		 * pages move too (move_pages would skip them). */
+		struct bitmask *bm = numa_allocate_nodemask();
 
-		if (pages && nodes && status) {
-			for (uint64_t i = 0; i < n; i++) {
-				pages[i] = start + i * PAGE;
-				nodes[i] = p->node_ids[iter % (uint64_t)p->nodes];
-			}
-			move_pages(0, n, pages, nodes, status, MPOL_MF_MOVE);
-		}
-		free(pages);
-		free(nodes);
-		free(status);
+		numa_bitmask_setbit(bm, (unsigned)p->node_ids[iter % (uint64_t)p->nodes]);
+		mbind(start, n * PAGE, MPOL_BIND, bm->maskp, bm->size + 1, MPOL_MF_MOVE);
+		numa_free_nodemask(bm);
 	} else {
 		/* One node: MPOL_LOCAL with MPOL_MF_MOVE still moves every page
 		 * to a new frame. */
@@ -672,7 +679,7 @@ static void *migrator_thread_body(struct priv *p)
 		/* Land somewhere inside the walk: a random offset up to twice
 		 * the mean mprotect time (fuzzy-sync style). */
 		delay = (uint64_t)(p->mprotect_ns_ema * p->run->cycles_per_ns);
-		spin_cycles(delay ? rng_next(&seed) % (2 * delay) : 0);
+		delay_cycles(delay ? rng_next(&seed) % (2 * delay) : 0, p->run->nr_workers == 2);
 		c->m0 = mmt_cycles();
 		migrate_range(p, lo, hi - lo, n);
 		c->m1 = mmt_cycles();
@@ -686,6 +693,8 @@ static void *migrator_thread_body(struct priv *p)
 		}
 		c->moved_in_iter = moved;
 		p->pages_moved += moved;
+		if (p->nodes > 1)
+			p->moved_to[n % (uint64_t)p->nodes] += moved;
 		check_victims(p);
 		smp_store_release(&c->migr_done, n);
 	}
@@ -736,8 +745,10 @@ static void count_overlaps(struct priv *p, struct ctl *c, uint64_t iter, uint64_
 		for (uint64_t k = n > WINDOW_LOG ? n - WINDOW_LOG : 0; k < n; k++) {
 			uint64_t e = ws->window_log[k % WINDOW_LOG];
 
-			if (e >> 32 == iter && p->moved[e & 0xffffffff])
-				found++;
+			if (e >> 32 != iter)
+				continue;
+			p->window_pages_checked++;
+			found += p->moved[e & 0xffffffff];
 		}
 	}
 	if (found) {
@@ -967,10 +978,22 @@ static void mmrace_verify(struct mmt_run *run)
 	json_object_set_new(run->metrics, "pages_moved",
 			    p->pagemap || p->nodes > 1 ? json_integer((json_int_t)p->pages_moved) : json_null());
 	json_object_set_new(run->metrics, "pages_moved_per_sec", PER_SEC(p->pages_moved));
+	if (p->nodes > 1) {
+		json_t *to = json_object();
+
+		for (int i = 0; i < p->nodes; i++) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "%d", p->node_ids[i]);
+			json_object_set_new(to, key, json_integer((json_int_t)p->moved_to[i]));
+		}
+		json_object_set_new(run->metrics, "pages_moved_to_node", to);
+	}
 	json_object_set_new(run->metrics, "writer_faults", json_integer((json_int_t)faults));
 	json_object_set_new(run->metrics, "writer_faults_per_sec", PER_SEC(faults));
 	json_object_set_new(run->metrics, "window_writes", json_integer((json_int_t)window));
 	json_object_set_new(run->metrics, "migrations_in_window", json_integer((json_int_t)p->migrations_in_window));
+	json_object_set_new(run->metrics, "window_pages_checked", json_integer((json_int_t)p->window_pages_checked));
 	json_object_set_new(run->metrics, "overlap_witnesses", json_integer((json_int_t)p->overlap_witnesses));
 	json_object_set_new(run->metrics, "overlap_by_migrator_offset", hist);
 	json_object_set_new(run->metrics, "compact_calls", json_integer((json_int_t)p->compact_calls));
