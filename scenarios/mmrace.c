@@ -369,18 +369,20 @@ static int mmrace_prepare(struct mmt_run *run)
 	actor(p, "protector", p->variant != V_BROKEN_STALE_MAPPING, "broken-stale-mapping injects instead");
 	if (p->variant == V_BROKEN_STALE_MAPPING)
 		actor(p, "migrator", false, "broken-stale-mapping injects instead");
+	else if (p->variant == V_BROKEN_EARLY_EPOCH)
+		actor(p, "migrator", false, "not needed to prove the stale-TLB check");
 	else if (!run->opt[OPT_MIGRATE])
 		actor(p, "migrator", false, "--migrate 0");
 	else
 		actor(p, "migrator", true, NULL);
-	if (p->variant == V_BROKEN_STALE_MAPPING || !run->opt[OPT_COMPACT])
-		actor(p, "compactor", false, p->variant == V_BROKEN_STALE_MAPPING ? "not with injection" : "--compact 0");
+	if (p->variant == V_BROKEN_STALE_MAPPING || p->variant == V_BROKEN_EARLY_EPOCH || !run->opt[OPT_COMPACT])
+		actor(p, "compactor", false, run->variant->injected ? "not with injection" : "--compact 0");
 	else if (!p->root)
 		actor(p, "compactor", false, "needs root (/proc/sys/vm/compact_memory)");
 	else
 		actor(p, "compactor", true, NULL);
-	if (p->variant == V_BROKEN_STALE_MAPPING || !run->opt[OPT_NUMA_BALANCING])
-		actor(p, "numa_balancing", false, p->variant == V_BROKEN_STALE_MAPPING ? "not with injection" : "--numa-balancing 0");
+	if (run->variant->injected || !run->opt[OPT_NUMA_BALANCING])
+		actor(p, "numa_balancing", false, run->variant->injected ? "not with injection" : "--numa-balancing 0");
 	else if (!p->root)
 		actor(p, "numa_balancing", false, "needs root (/proc/sys/kernel/numa_balancing)");
 	else if (access("/proc/sys/kernel/numa_balancing", W_OK))
@@ -775,7 +777,7 @@ static void protector(struct priv *p, struct mmt_worker *w)
 	struct ctl *c = p->run->shared;
 	const uint64_t target = p->run->opt[OPT_TARGET_OVERLAPS];
 	const int mode = (int)p->run->opt[OPT_PROTECT_MODE];
-	const bool migrate = p->run->opt[OPT_MIGRATE] != 0;
+	const bool migrate = json_is_string(json_object_get(p->actors, "migrator"));
 	uint64_t seed = p->run->seed;
 
 	next_round(p, c); /* round 1: nothing written yet, nothing to verify */
@@ -816,6 +818,16 @@ static void protector(struct priv *p, struct mmt_worker *w)
 		p->mprotect_calls++;
 		smp_store_release(&c->epoch, 4 * n);		/* open */
 		p->iterations = n;
+		/* Keep access open until writer 0 has stored again (or 1 ms):
+		 * a writer that faulted must get back to work before the next
+		 * walk, or a fast protector starves it. */
+		{
+			uint64_t l = smp_load_acquire(&p->ws[0].ledger), t = mmt_now_ns();
+
+			while (smp_load_acquire(&p->ws[0].ledger) == l && mmt_now_ns() - t < 1000000 &&
+			       !round_done(p, c))
+				sched_yield();
+		}
 		if (migrate)
 			count_overlaps(p, c, n, p0, p3);
 		if (round_done(p, c))
@@ -902,7 +914,7 @@ static void mmrace_worker(struct mmt_worker *w)
 			migrator_thread_body(p);
 		else
 			while (!READ_ONCE(c->stop_actors))
-				sched_yield();
+				usleep(1000); /* idle: leave the CPU to the writer */
 	} else if (p->variant != V_WRITER_ON_PROTECTOR_CPU && w->id - 2 < p->nwriters) {
 		w->role = "writer";
 		writer_main(p->variant, p, w->id - 2);
