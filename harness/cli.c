@@ -11,7 +11,7 @@
 enum {
 	OPT_VARIANT = 0x100, OPT_PLACEMENT, OPT_THREADS, OPT_DURATION, OPT_ITERATIONS,
 	OPT_REPEAT, OPT_SEED, OPT_OUTPUT, OPT_FORMAT, OPT_MEM_NODE, OPT_LIST, OPT_HELP,
-	OPT_VERSION, OPT_ASSUME_FORBIDDEN, OPT_EVENTS, OPT_SCENARIO_BASE = 0x200,
+	OPT_VERSION, OPT_ASSUME_FORBIDDEN, OPT_EVENTS, OPT_TEST, OPT_PRIMITIVES, OPT_SCENARIO_BASE = 0x200,
 };
 
 static const struct option common_opts[] = {
@@ -30,6 +30,8 @@ static const struct option common_opts[] = {
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "assume-forbidden", no_argument, NULL, OPT_ASSUME_FORBIDDEN },
 	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "test", required_argument, NULL, OPT_TEST },
+	{ "primitives", required_argument, NULL, OPT_PRIMITIVES },
 };
 
 #define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
@@ -60,6 +62,8 @@ void mmt_cli_usage(FILE *f)
 	      "                           and tracepoints (tlb:tlb_flush, compaction:*);\n"
 	      "                           'list' shows what this machine offers (default:\n"
 	      "                           " MMT_DEFAULT_EVENTS ")\n"
+	      "  --test T[,T...]|all      litmus: tests to run (variants TEST/PRIMITIVES)\n"
+	      "  --primitives P[,P...]|all  litmus: kernel, kernel-mfence, urcu, c11\n"
 	      "  --list                   scenarios, variants and their options\n"
 	      "  --assume-forbidden       count every witness as forbidden, even on variants\n"
 	      "                           that allow it: proves the exit-1 path (tests use it)\n"
@@ -129,7 +133,7 @@ static int select_variants(struct mmt_cli *cli, const char *arg, char *err, size
 
 		cli->nr_variants[s] = 0;
 		if (!arg || !strcmp(arg, "all")) {
-			for (unsigned v = 0; v < sc->nr_variants && v < 64; v++)
+			for (unsigned v = 0; v < sc->nr_variants && v < MMT_MAX_VARIANTS; v++)
 				cli->variants[s][cli->nr_variants[s]++] = v;
 			continue;
 		}
@@ -142,11 +146,84 @@ static int select_variants(struct mmt_cli *cli, const char *arg, char *err, size
 					 tok, sc->name, sc->name);
 				return -1;
 			}
-			if (cli->nr_variants[s] < 64)
+			if (cli->nr_variants[s] < MMT_MAX_VARIANTS)
 				cli->variants[s][cli->nr_variants[s]++] = (unsigned)(v - sc->variants);
 		}
 		if (!cli->nr_variants[s])
 			return error(err, errlen, "--variant names no variant");
+	}
+	return 0;
+}
+
+static bool in_list(const char *list, const char *name, size_t len)
+{
+	char buf[1024], *tok, *save = NULL;
+
+	if (!list || !strcmp(list, "all"))
+		return true;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (strlen(tok) == len && !strncmp(tok, name, len))
+			return true;
+	return false;
+}
+
+/*
+ * --test / --primitives: keep the variants named TEST/PRIMITIVES whose
+ * parts are listed (the litmus scenario's).  Every name listed must exist.
+ */
+static int filter_split_variants(struct mmt_cli *cli, char *err, size_t errlen)
+{
+	const char *lists[2] = { cli->tests, cli->prims };
+	const char *what[2] = { "--test", "--primitives" };
+
+	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
+		const struct mmt_scenario *sc = cli->scenarios[s];
+		unsigned kept = 0;
+
+		if (!strchr(sc->variants[0].name, '/')) {
+			snprintf(err, errlen, "--test and --primitives apply to litmus tests, not to %s", sc->name);
+			return -1;
+		}
+		for (int l = 0; l < 2; l++) {
+			char buf[1024], *tok, *save = NULL;
+
+			if (!lists[l] || !strcmp(lists[l], "all"))
+				continue;
+			snprintf(buf, sizeof(buf), "%s", lists[l]);
+			for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				bool found = false;
+
+				for (unsigned v = 0; v < sc->nr_variants && !found; v++) {
+					const char *n = sc->variants[v].name, *slash = strchr(n, '/');
+
+					found = l == 0 ? (strlen(tok) == (size_t)(slash - n) && !strncmp(n, tok, (size_t)(slash - n)))
+						       : !strcmp(slash + 1, tok);
+				}
+				if (!found) {
+					const char *why = l == 0 && sc->why_no_variant ? sc->why_no_variant(tok) : NULL;
+
+					if (why)
+						snprintf(err, errlen, "%s %s: %s", what[l], tok, why);
+					else
+						snprintf(err, errlen, "%s: unknown %s '%s' (see --list %s)", what[l],
+							 l == 0 ? "test" : "primitive set", tok, sc->name);
+					return -1;
+				}
+			}
+		}
+		for (unsigned k = 0; k < cli->nr_variants[s]; k++) {
+			const char *n = sc->variants[cli->variants[s][k]].name, *slash = strchr(n, '/');
+
+			if (slash && in_list(cli->tests, n, (size_t)(slash - n)) &&
+			    in_list(cli->prims, slash + 1, strlen(slash + 1)))
+				cli->variants[s][kept++] = cli->variants[s][k];
+		}
+		cli->nr_variants[s] = kept;
+		if (!kept) {
+			snprintf(err, errlen, "--test/--primitives select no variant of %s", sc->name);
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -353,6 +430,8 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 			break;
 		case OPT_LIST: cli->list = true; break;
 		case OPT_ASSUME_FORBIDDEN: cli->assume_forbidden = true; break;
+		case OPT_TEST: cli->tests = arg; break;
+		case OPT_PRIMITIVES: cli->prims = arg; break;
 		case OPT_EVENTS:
 			if (!*arg)
 				return error(err, errlen, "--events needs a list, 'none' or 'list'");
@@ -394,6 +473,8 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 	}
 	if (select_scenarios(cli, scenario_arg, err, errlen) ||
 	    select_variants(cli, variant_arg, err, errlen))
+		return -1;
+	if ((cli->tests || cli->prims) && filter_split_variants(cli, err, errlen))
 		return -1;
 	if (!cli->nr_placements)
 		add_placement(cli, cli->smoke ? "spread" : "same-node", err, errlen);

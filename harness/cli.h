@@ -15,6 +15,7 @@
 
 #define MMT_MAX_SELECTED 64
 #define MMT_MAX_PLACEMENTS 8
+#define MMT_MAX_VARIANTS 1024
 
 enum mmt_format { MMT_FORMAT_TABLE, MMT_FORMAT_JSON };
 
@@ -30,7 +31,7 @@ struct mmt_cli {
 	const struct mmt_scenario *scenarios[MMT_MAX_SELECTED];
 	unsigned nr_scenarios;
 	/* Variants per selected scenario, as indexes into sc->variants. */
-	unsigned variants[MMT_MAX_SELECTED][64];
+	unsigned variants[MMT_MAX_SELECTED][MMT_MAX_VARIANTS];
 	unsigned nr_variants[MMT_MAX_SELECTED];
 	struct mmt_placement placements[MMT_MAX_PLACEMENTS];
 	unsigned nr_placements;
@@ -44,6 +45,8 @@ struct mmt_cli {
 	const char *output;	/* NULL: results/<name>.json; "-": stdout */
 	enum mmt_format format;
 	const char *events;	/* --events: NULL for the default set, "list" */
+	const char *tests;	/* --test: litmus variants TEST/PRIMS by test */
+	const char *prims;	/* --primitives: ... by primitive set */
 	struct mmt_cli_opt opts[MMT_MAX_OPTIONS * 4];
 	unsigned nr_opts;
 };

@@ -212,7 +212,7 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 {
 	static int cpus[MMT_MAX_CPUS];
 	uint64_t opt[MMT_MAX_OPTIONS];
-	unsigned threads = cli->threads ? cli->threads
+	unsigned threads = v->threads ? v->threads : cli->threads ? cli->threads
 			 : pl->kind == MMT_PLACE_CPUS ? (unsigned)pl->nr_cpus : sc->default_threads;
 	char reason[256];
 	struct mmt_run run = { 0 };

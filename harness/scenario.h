@@ -43,6 +43,9 @@ struct mmt_variant {
 	/* Deliberately broken (fault injection): the checker must report
 	 * witnesses, and the test suite proves that it does. */
 	bool injected;
+	/* Threads this variant needs, when it fixes the count (litmus tests);
+	 * 0: the scenario's default or --threads. */
+	unsigned threads;
 };
 
 struct mmt_option {
@@ -70,6 +73,9 @@ struct mmt_scenario {
 	/* Events added to the default counter set when this scenario runs
 	 * (tracepoints that show its kernel activity). */
 	const char *extra_events;
+	/* Optional: why a variant name is not available (e.g. a litmus test
+	 * the engine cannot compile), for the error message; NULL if unknown. */
+	const char *(*why_no_variant)(const char *name);
 	/* Optional: checks option values together (e.g. a power of two);
 	 * returns 0, or -1 with one line in err: exit 2 before anything runs. */
 	int (*check_options)(const uint64_t *opt, char *err, size_t len);

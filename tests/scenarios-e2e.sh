@@ -22,6 +22,12 @@ for sc in $(scenarios); do
 	for v in $(variants_of "$sc" forbidden); do
 		line=$(runs "$f" | awk -v v="$v" '$2 == v')
 		set -- $line
+		if [ "$4" = skipped ]; then
+			# e.g. a 4-thread litmus test on 2 CPUs: skipped with its reason
+			skip "$sc $v: skipped here ($(get "$f" runs.$(runs "$f" | awk -v v="$v" '$2 == v { print NR - 1 }').reason))"
+			skip "$sc $v: no row for a skipped run"
+			continue
+		fi
 		# inconclusive: ran, saw nothing wrong, but could not show it hit
 		# what it tests in so short a run (mmrace's window)
 		{ [ "$4" = ok ] || [ "$4" = inconclusive ]; } && [ "$5" -eq 0 ] && [ "$6" -gt 0 ]

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * litmus: C-litmus tests (the Linux kernel memory model's format) compiled
+ * into tight pinned loops, every outcome counted.
+ *
+ * scripts/litmus2c.awk turns each test under scenarios/litmus/ (and, with
+ * configure --with-litmus-dir, a directory of the user's, such as the
+ * kernel's tools/memory-model/litmus-tests) into one body macro per thread;
+ * LK_THREAD() below instantiates it for every primitive set:
+ *   kernel         hand-rolled per-arch asm (x86 smp_mb: lock; addl)
+ *   kernel-mfence  the same with smp_mb() as the fence instruction
+ *   urcu           liburcu (cmm_smp_*, CMM_LOAD/STORE_SHARED, rcu_*)
+ *   c11            C11 atomics and fences
+ * Each variant is TEST/PRIMITIVES (select with --test and --primitives).
+ *
+ * Every iteration gets fresh variables, each on its own cache line(s)
+ * (--stride), so iterations of a batch never interfere; threads are
+ * aligned per iteration by --sync: none (a barrier per batch only),
+ * userfence (a rendezvous and a full fence before every iteration, as
+ * litmus7 -barrier userfence) or tsc (each thread starts iteration i at
+ * t0 + i * --period cycles, plus a random --delay), or all three in turn
+ * with witnesses counted per mode.  Registers and final values are stored
+ * per iteration and counted after each batch, outside the racing loop.
+ */
+#define URCU_INLINE_SMALL_FUNCTIONS
+#include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu/arch.h>
+#include <urcu/pointer.h>
+#include <urcu/system.h>
+
+#include "arch/barrier.h"
+#include "clock.h"
+#include "mix.h"
+#include "scenario.h"
+
+enum { LK_KERNEL, LK_KERNEL_MFENCE, LK_URCU, LK_C11, LK_NR_PRIMS };
+enum { LK_SYNC_NONE, LK_SYNC_USERFENCE, LK_SYNC_TSC, LK_NR_SYNC, LK_SYNC_ROTATE = LK_NR_SYNC };
+static const char *const sync_names[LK_NR_SYNC] = { "none", "userfence", "tsc" };
+
+#define LK_MAXT 8	/* threads */
+#define LK_MAXV 8	/* locations */
+#define LK_MAXK 8	/* values in an outcome */
+#define LK_MAXR 8	/* registers per thread */
+#define LK_MAXH 64	/* distinct outcomes kept */
+#define LK_ADDR_TAG (-1000)
+#define LK_ADDR_OF(j) (LK_ADDR_TAG - (j))
+#define LK_INIT_ADDR(j) LK_ADDR_OF(j)
+
+struct lk_ctx {
+	char *mem;		/* batch * nvars variables */
+	size_t var_bytes, iter_bytes;
+	uint64_t batch;
+	int sync;
+	uint64_t t0, period, delay, gen;
+	unsigned nthreads, nvars;
+	int64_t *out[LK_MAXT];	/* batch * LK_MAXR registers per thread */
+	struct {
+		uint64_t v;
+	} __mmt_aligned arrive[LK_MAXT];
+	unsigned bar_count __mmt_aligned;
+	unsigned bar_gen __mmt_aligned;
+	int go_on __mmt_aligned;
+};
+
+/* ---- primitives ------------------------------------------------------------
+ * P is a compile-time constant in every instantiation: each switch folds to
+ * one primitive.  liburcu 0.13 has no store-release or load-acquire: its
+ * idiom is a full barrier next to the CMM_*_SHARED access. */
+#define LK_WRITE_ONCE(P, p, v)                                                 \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			CMM_STORE_SHARED(*(p), (v));                           \
+		else if ((P) == LK_C11)                                        \
+			atomic_store_explicit((_Atomic uint64_t *)(p), (v), memory_order_relaxed); \
+		else                                                           \
+			WRITE_ONCE(*(p), (v));                                 \
+	} while (0)
+#define LK_READ_ONCE(P, p)                                                     \
+	((P) == LK_URCU ? CMM_LOAD_SHARED(*(p))                                \
+	 : (P) == LK_C11 ? atomic_load_explicit((_Atomic uint64_t *)(p), memory_order_relaxed) \
+			 : READ_ONCE(*(p)))
+#define LK_STORE_RELEASE(P, p, v)                                              \
+	do {                                                                   \
+		if ((P) == LK_URCU) {                                          \
+			cmm_smp_mb();                                          \
+			CMM_STORE_SHARED(*(p), (v));                           \
+		} else if ((P) == LK_C11) {                                    \
+			atomic_store_explicit((_Atomic uint64_t *)(p), (v), memory_order_release); \
+		} else {                                                       \
+			smp_store_release((p), (v));                           \
+		}                                                              \
+	} while (0)
+#define LK_LOAD_ACQUIRE(P, p)                                                  \
+	({                                                                     \
+		uint64_t __lk_v;                                               \
+		if ((P) == LK_URCU) {                                          \
+			__lk_v = CMM_LOAD_SHARED(*(p));                        \
+			cmm_smp_mb();                                          \
+		} else if ((P) == LK_C11) {                                    \
+			__lk_v = atomic_load_explicit((_Atomic uint64_t *)(p), memory_order_acquire); \
+		} else {                                                       \
+			__lk_v = smp_load_acquire(p);                          \
+		}                                                              \
+		__lk_v;                                                        \
+	})
+#define LK_MB(P)                                                               \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			cmm_smp_mb();                                          \
+		else if ((P) == LK_C11)                                        \
+			atomic_thread_fence(memory_order_seq_cst);             \
+		else if ((P) == LK_KERNEL_MFENCE)                              \
+			smp_mb_fence();                                        \
+		else                                                           \
+			smp_mb();                                              \
+	} while (0)
+#define LK_RMB(P)                                                              \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			cmm_smp_rmb();                                         \
+		else if ((P) == LK_C11)                                        \
+			atomic_thread_fence(memory_order_acquire);             \
+		else                                                           \
+			smp_rmb();                                             \
+	} while (0)
+#define LK_WMB(P)                                                              \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			cmm_smp_wmb();                                         \
+		else if ((P) == LK_C11)                                        \
+			atomic_thread_fence(memory_order_release);             \
+		else                                                           \
+			smp_wmb();                                             \
+	} while (0)
+/* rcu_dereference: an address-dependency-ordered load. */
+#define LK_RCU_DEREF(P, p)                                                     \
+	((P) == LK_URCU ? ({ uint64_t __lk_d = CMM_LOAD_SHARED(*(p)); cmm_smp_read_barrier_depends(); __lk_d; }) \
+	 : (P) == LK_C11 ? atomic_load_explicit((_Atomic uint64_t *)(p), memory_order_consume) \
+			 : READ_ONCE(*(p)))
+/* rcu_assign_pointer: a store ordered after earlier stores. */
+#define LK_RCU_ASSIGN(P, p, v)                                                 \
+	do {                                                                   \
+		if ((P) == LK_URCU) {                                          \
+			cmm_smp_wmb();                                         \
+			CMM_STORE_SHARED(*(p), (v));                           \
+		} else {                                                       \
+			LK_STORE_RELEASE(P, p, v);                             \
+		}                                                              \
+	} while (0)
+#define LK_PLAIN_STORE(P, p, v) (*(p) = (v))
+#define LK_PLAIN_LOAD(P, p) (*(p))
+
+/* ---- the racing loops ------------------------------------------------------- */
+
+static inline void lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
+{
+	uint64_t want = c->gen + i + 1;
+
+	smp_store_release(&c->arrive[t].v, want);
+	for (unsigned k = 0; k < c->nthreads; k++)
+		while (READ_ONCE(c->arrive[k].v) < want)
+			;
+	smp_mb();
+}
+
+static inline void lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t i)
+{
+	uint64_t at = c->t0 + i * c->period;
+
+	if (t && c->delay)
+		at += mmt_mix64(c->gen + i * LK_MAXT + t) % (c->delay + 1);
+	while ((int64_t)(mmt_cycles() - at) < 0)
+		;
+}
+
+#define LKV(k) ((uint64_t *)(lk_base + (size_t)(k) * lk_c->var_bytes))
+#define LKO(k) (lk_out[k])
+#define LK_ITER_VARS                                                           \
+	char *lk_base = lk_c->mem + lk_i * lk_c->iter_bytes;                   \
+	int64_t *lk_out = lk_outs + lk_i * LK_MAXR;                            \
+	(void)lk_out; (void)lk_base;
+#define LK_BATCH_LOOP(STMT)                                                    \
+	do {                                                                   \
+		const uint64_t lk_n = lk_c->batch;                             \
+		int64_t *lk_outs = lk_c->out[lk_t];                            \
+		switch (lk_c->sync) {                                          \
+		case LK_SYNC_NONE:                                             \
+			for (uint64_t lk_i = 0; lk_i < lk_n; lk_i++) {         \
+				LK_ITER_VARS STMT;                             \
+			}                                                      \
+			break;                                                 \
+		case LK_SYNC_USERFENCE:                                        \
+			for (uint64_t lk_i = 0; lk_i < lk_n; lk_i++) {         \
+				lk_userfence(lk_c, lk_t, lk_i);                \
+				LK_ITER_VARS STMT;                             \
+			}                                                      \
+			break;                                                 \
+		default:                                                       \
+			for (uint64_t lk_i = 0; lk_i < lk_n; lk_i++) {         \
+				lk_tsc_wait(lk_c, lk_t, lk_i);                 \
+				LK_ITER_VARS STMT;                             \
+			}                                                      \
+			break;                                                 \
+		}                                                              \
+	} while (0)
+#define LK_THREAD_PRIM(name, BODY, sfx, PRIM)                                  \
+	static void name##_##sfx(struct lk_ctx *lk_c, unsigned lk_t)           \
+	{                                                                      \
+		LK_BATCH_LOOP(BODY(PRIM));                                     \
+	}
+#define LK_THREAD(name, BODY)                                                  \
+	LK_THREAD_PRIM(name, BODY, kernel, LK_KERNEL)                          \
+	LK_THREAD_PRIM(name, BODY, mfence, LK_KERNEL_MFENCE)                   \
+	LK_THREAD_PRIM(name, BODY, urcu, LK_URCU)                              \
+	LK_THREAD_PRIM(name, BODY, c11, LK_C11)
+#define LK_FNS(name) { name##_kernel, name##_mfence, name##_urcu, name##_c11 }
+
+#define LK_REG(c, t, i, r) ((c)->out[t][(i) * LK_MAXR + (r)])
+#define LK_FINAL(c, i, v) ((int64_t) * (uint64_t *)((c)->mem + (i) * (c)->iter_bytes + (size_t)(v) * (c)->var_bytes))
+
+/* A value that is the address of one of this iteration's locations is
+ * shown, and compared, as that location. */
+static inline int64_t lk_norm(const struct lk_ctx *c, uint64_t i, int64_t v)
+{
+	uintptr_t base = (uintptr_t)(c->mem + i * c->iter_bytes);
+
+	if ((uintptr_t)v >= base && (uintptr_t)v < base + c->iter_bytes && ((uintptr_t)v - base) % c->var_bytes == 0)
+		return LK_ADDR_OF((int64_t)(((uintptr_t)v - base) / c->var_bytes));
+	return v;
+}
+
+struct lk_test {
+	const char *name, *file, *result, *unsupported;
+	unsigned nthreads, nvars, nkeys;
+	const char *vars[LK_MAXV];
+	int64_t init[LK_MAXV];
+	const char *keys[LK_MAXK];
+	unsigned nregs[LK_MAXT];
+	void (*thread[LK_MAXT][LK_NR_PRIMS])(struct lk_ctx *c, unsigned t);
+	bool (*exists)(const int64_t *k);
+	void (*observe)(const struct lk_ctx *c, uint64_t i, int64_t *k);
+};
+
+#include "litmus-tests.h"
+
+/* ---- the scenario ----------------------------------------------------------- */
+
+enum { OPT_SYNC, OPT_STRIDE, OPT_BATCH, OPT_PERIOD, OPT_DELAY, NR_OPTIONS };
+static const struct mmt_option options[NR_OPTIONS] = {
+	[OPT_SYNC] = { "sync", "0 none, 1 userfence, 2 tsc, 3 all three in turn (witnesses counted per mode)", 3, 0, 3 },
+	[OPT_STRIDE] = { "stride", "cache lines per location (each iteration's locations are apart)", 1, 1, 64 },
+	[OPT_BATCH] = { "batch", "iterations per batch", 10000, 16, 10000000 },
+	[OPT_PERIOD] = { "period", "tsc: cycles between iterations", 300, 16, 1000000 },
+	[OPT_DELAY] = { "delay", "tsc: up to this many cycles of random delay for threads other than P0", 0, 0, 1000000 },
+};
+
+enum { OUT_NEG, OUT_POS, NR_OUTCOMES };
+static const char *const outcome_names[NR_OUTCOMES] = { "not_exists", "exists" };
+
+struct lk_hist {
+	unsigned n;
+	struct {
+		int64_t key[LK_MAXK];
+		uint64_t count;
+		bool pos;
+	} e[LK_MAXH];
+	uint64_t other;		/* outcomes beyond LK_MAXH distinct ones */
+	uint64_t iters[LK_NR_SYNC], wit[LK_NR_SYNC];
+} __mmt_aligned;
+
+struct priv {
+	struct lk_ctx ctx;
+	const struct lk_test *test;
+	int prim, sync_opt;
+	uint64_t done;
+	struct lk_hist hist[LK_MAXT];
+};
+
+static const struct lk_test *test_of(const struct mmt_run *run)
+{
+	return &lk_tests[lk_variant_test[run->variant - lk_variants]];
+}
+
+static size_t litmus_shared_size(const struct mmt_run *run)
+{
+	const struct lk_test *t = test_of(run);
+
+	return (size_t)run->opt[OPT_BATCH] * t->nvars * run->opt[OPT_STRIDE] * MMT_CACHELINE;
+}
+
+static int litmus_prepare(struct mmt_run *run)
+{
+	struct priv *p = aligned_alloc(MMT_PAD_BYTES, (sizeof(*p) + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES);
+	struct lk_ctx *c;
+
+	if (!p)
+		return -1;
+	memset(p, 0, sizeof(*p));
+	p->test = test_of(run);
+	p->prim = lk_variant_prim[run->variant - lk_variants];
+	p->sync_opt = (int)run->opt[OPT_SYNC];
+	c = &p->ctx;
+	c->mem = run->shared;
+	c->var_bytes = run->opt[OPT_STRIDE] * MMT_CACHELINE;
+	c->iter_bytes = c->var_bytes * p->test->nvars;
+	c->batch = run->opt[OPT_BATCH];
+	c->period = run->opt[OPT_PERIOD];
+	c->delay = run->opt[OPT_DELAY];
+	c->nthreads = p->test->nthreads;
+	c->nvars = p->test->nvars;
+	for (unsigned t = 0; t < c->nthreads; t++) {
+		c->out[t] = calloc(c->batch * LK_MAXR, sizeof(int64_t));
+		if (!c->out[t])
+			return -1;
+	}
+	run->priv = p;
+	return 0;
+}
+
+static void barrier_wait(struct lk_ctx *c)
+{
+	unsigned gen = __atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE);
+
+	if (__atomic_add_fetch(&c->bar_count, 1, __ATOMIC_ACQ_REL) == c->nthreads) {
+		__atomic_store_n(&c->bar_count, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->bar_gen, gen + 1, __ATOMIC_RELEASE);
+	} else {
+		while (__atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE) == gen)
+			cpu_relax();
+	}
+}
+
+static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to)
+{
+	const struct lk_test *t = p->test;
+	int sync = p->ctx.sync;
+
+	for (uint64_t i = from; i < to; i++) {
+		int64_t key[LK_MAXK];
+		unsigned e;
+		bool pos;
+
+		t->observe(&p->ctx, i, key);
+		pos = t->exists(key);
+		h->iters[sync]++;
+		h->wit[sync] += pos;
+		for (e = 0; e < h->n; e++)
+			if (!memcmp(h->e[e].key, key, t->nkeys * sizeof(int64_t)))
+				break;
+		if (e == h->n) {
+			if (h->n == LK_MAXH) {
+				h->other++;
+				continue;
+			}
+			memcpy(h->e[e].key, key, t->nkeys * sizeof(int64_t));
+			h->e[e].pos = pos;
+			h->n++;
+		}
+		h->e[e].count++;
+	}
+}
+
+static void litmus_worker(struct mmt_worker *w)
+{
+	struct priv *p = w->run->priv;
+	struct lk_ctx *c = &p->ctx;
+	const struct lk_test *t = p->test;
+	const unsigned me = w->id, n = c->nthreads;
+	void (*fn)(struct lk_ctx *, unsigned) = t->thread[me][p->prim];
+	uint64_t batches = 0;
+
+	w->role = "thread";
+	for (;;) {
+		uint64_t from = c->batch * me / n, to = c->batch * (me + 1) / n;
+
+		if (me == 0) {
+			c->go_on = !mmt_should_stop() && !(w->run->iterations && p->done >= w->run->iterations);
+			c->sync = p->sync_opt == LK_SYNC_ROTATE ? (int)(batches % LK_NR_SYNC) : p->sync_opt;
+			c->gen = batches * c->batch;
+		}
+		barrier_wait(c);
+		if (!READ_ONCE(c->go_on))
+			break;
+		/* Fresh locations for every iteration, reset in parallel. */
+		for (uint64_t i = from; i < to; i++)
+			for (unsigned v = 0; v < t->nvars; v++) {
+				int64_t init = t->init[v];
+				uint64_t *loc = (uint64_t *)(c->mem + i * c->iter_bytes + v * c->var_bytes);
+
+				*loc = init <= LK_ADDR_TAG
+					? (uint64_t)(uintptr_t)(c->mem + i * c->iter_bytes + (size_t)(LK_ADDR_TAG - init) * c->var_bytes)
+					: (uint64_t)init;
+			}
+		if (me == 0)
+			c->t0 = mmt_cycles() + (uint64_t)(20000 * w->run->cycles_per_ns); /* 20 us to line up */
+		barrier_wait(c);
+		fn(c, me);
+		barrier_wait(c);
+		count(p, &p->hist[me], from, to);
+		if (me == 0)
+			p->done += c->batch;
+		w->ops += to - from;
+		batches++;
+	}
+}
+
+static void outcome_text(const struct lk_test *t, const int64_t *key, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned k = 0; k < t->nkeys && off < len; k++) {
+		int64_t v = key[k];
+		int n;
+
+		if (v <= LK_ADDR_TAG && LK_ADDR_TAG - v < (int64_t)t->nvars)
+			n = snprintf(buf + off, len - off, "%s%s=%s", k ? "; " : "", t->keys[k], t->vars[LK_ADDR_TAG - v]);
+		else
+			n = snprintf(buf + off, len - off, "%s%s=%lld", k ? "; " : "", t->keys[k], (long long)v);
+		off += n > 0 ? (size_t)n : 0;
+	}
+}
+
+static void litmus_verify(struct mmt_run *run)
+{
+	struct priv *p = run->priv;
+	const struct lk_test *t = p->test;
+	struct lk_hist *all = calloc(1, sizeof(*all));
+	json_t *hist = json_array(), *by = json_object();
+	uint64_t iters = 0, pos = 0;
+	double secs = (double)run->elapsed_ns / 1e9;
+	char obs[256];
+
+	for (unsigned k = 0; k < t->nthreads; k++) {
+		const struct lk_hist *h = &p->hist[k];
+
+		for (unsigned e = 0; e < h->n; e++) {
+			unsigned f;
+
+			for (f = 0; f < all->n; f++)
+				if (!memcmp(all->e[f].key, h->e[e].key, t->nkeys * sizeof(int64_t)))
+					break;
+			if (f == all->n && all->n < LK_MAXH) {
+				all->e[f] = h->e[e];
+				all->e[f].count = 0;
+				all->n++;
+			}
+			if (f < all->n)
+				all->e[f].count += h->e[e].count;
+		}
+		all->other += h->other;
+		for (int s = 0; s < LK_NR_SYNC; s++) {
+			all->iters[s] += h->iters[s];
+			all->wit[s] += h->wit[s];
+		}
+	}
+	for (unsigned e = 0; e < all->n; e++) {
+		char text[256];
+
+		outcome_text(t, all->e[e].key, text, sizeof(text));
+		json_array_append_new(hist, json_pack("{s:s,s:I,s:b}", "outcome", text, "count",
+						      (json_int_t)all->e[e].count, "exists", all->e[e].pos));
+	}
+	for (int s = 0; s < LK_NR_SYNC; s++) {
+		iters += all->iters[s];
+		pos += all->wit[s];
+		if (all->iters[s])
+			json_object_set_new(by, sync_names[s], json_pack("{s:I,s:I,s:f}", "iterations",
+				(json_int_t)all->iters[s], "witnesses", (json_int_t)all->wit[s],
+				"rate", (double)all->wit[s] / (double)all->iters[s]));
+	}
+	run->ops = iters;
+	run->outcomes[OUT_NEG] = iters - pos;
+	run->outcomes[OUT_POS] = pos;
+	/* litmus7's summary line, for cross-checking against its logs */
+	snprintf(obs, sizeof(obs), "Observation %s %s %llu %llu", t->name,
+		 pos == 0 ? "Never" : pos == iters ? "Always" : "Sometimes",
+		 (unsigned long long)pos, (unsigned long long)(iters - pos));
+	json_object_set_new(run->metrics, "test", json_string(t->name));
+	json_object_set_new(run->metrics, "file", json_string(t->file));
+	json_object_set_new(run->metrics, "lkmm_result", t->result[0] ? json_string(t->result) : json_null());
+	json_object_set_new(run->metrics, "primitives", json_string(strchr(run->variant->name, '/') + 1));
+	json_object_set_new(run->metrics, "sync", json_string(p->sync_opt == LK_SYNC_ROTATE ? "all" : sync_names[p->sync_opt]));
+	json_object_set_new(run->metrics, "stride_lines", json_integer((json_int_t)run->opt[OPT_STRIDE]));
+	json_object_set_new(run->metrics, "batch", json_integer((json_int_t)p->ctx.batch));
+	json_object_set_new(run->metrics, "period_cycles", json_integer((json_int_t)p->ctx.period));
+	json_object_set_new(run->metrics, "delay_cycles", json_integer((json_int_t)p->ctx.delay));
+	json_object_set_new(run->metrics, "histogram", hist);
+	json_object_set_new(run->metrics, "other_outcomes", json_integer((json_int_t)all->other));
+	json_object_set_new(run->metrics, "witnesses", json_integer((json_int_t)pos));
+	json_object_set_new(run->metrics, "witness_rate", json_real(iters ? (double)pos / (double)iters : 0));
+	json_object_set_new(run->metrics, "witnesses_per_sec", json_real(secs > 0 ? (double)pos / secs : 0));
+	json_object_set_new(run->metrics, "by_sync", by);
+	/* Not seen in N independent tries: with 95% confidence the rate is
+	 * below 1 - 0.05^(1/N) (about 3/N). */
+	json_object_set_new(run->metrics, "not_seen_rate_below_95",
+			    pos || !iters ? json_null() : json_real(1.0 - pow(0.05, 1.0 / (double)iters)));
+	json_object_set_new(run->metrics, "observation", json_string(obs));
+	free(all);
+}
+
+static void litmus_cleanup(struct mmt_run *run)
+{
+	struct priv *p = run->priv;
+
+	for (unsigned t = 0; t < LK_MAXT; t++)
+		free(p->ctx.out[t]);
+	free(p);
+	run->priv = NULL;
+}
+
+static void litmus_describe(const json_t *m, char *buf, size_t len)
+{
+	const json_t *below = json_object_get(m, "not_seen_rate_below_95");
+
+	if (json_is_number(below))
+		snprintf(buf, len, "%s; rate < %.2g (95%%)", json_string_value(json_object_get(m, "observation")),
+			 json_number_value(below));
+	else
+		snprintf(buf, len, "%s; %.3g%%, %.3gM/s", json_string_value(json_object_get(m, "observation")),
+			 100 * json_number_value(json_object_get(m, "witness_rate")),
+			 json_number_value(json_object_get(m, "witnesses_per_sec")) / 1e6);
+}
+
+static const char *litmus_why_no_variant(const char *name)
+{
+	for (unsigned i = 0; i < LK_NR_TESTS; i++)
+		if (!strcmp(lk_tests[i].name, name) && lk_tests[i].unsupported)
+			return lk_tests[i].unsupported;
+	return NULL;
+}
+
+static const struct mmt_scenario litmus = {
+	.name = "litmus",
+	.help = "C-litmus tests (kernel memory model format) in tight pinned loops, with kernel, liburcu and C11 primitives",
+	.variants = lk_variants,
+	.nr_variants = LK_NR_VARIANTS,
+	.options = options,
+	.nr_options = NR_OPTIONS,
+	.min_threads = 1,
+	.default_threads = 2,
+	.max_threads = LK_MAXT,
+	.outcomes = outcome_names,
+	.nr_outcomes = NR_OUTCOMES,
+	.ops_unit = "iterations",
+	.why_no_variant = litmus_why_no_variant,
+	.shared_size = litmus_shared_size,
+	.prepare = litmus_prepare,
+	.worker = litmus_worker,
+	.verify = litmus_verify,
+	.cleanup = litmus_cleanup,
+	.describe = litmus_describe,
+};
+MMT_SCENARIO(litmus);
