@@ -6,6 +6,7 @@
  */
 #include "scenario.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,4 +72,12 @@ unsigned mmt_this_arch(void)
 #else
 	return MMT_ARCH_GENERIC;
 #endif
+}
+
+json_t *mmt_json_hex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)v);
+	return json_string(buf);
 }

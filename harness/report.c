@@ -67,9 +67,16 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 {
 	const json_t *runs = json_object_get(doc, "runs"), *run, *sum;
 	size_t i;
-	int skipped = 0;
+	int skipped = 0, vw = 21;
 
-	fprintf(f, "%-9s %-21s %-10s %-7s %3s %8s %8s %10s %9s  %-26s %s\n", "scenario",
+	/* Litmus variants (TEST/PRIMITIVES) are long: size the column. */
+	json_array_foreach(runs, i, run) {
+		int n = (int)json_string_length(json_object_get(run, "variant"));
+
+		if (n > vw)
+			vw = n;
+	}
+	fprintf(f, "%-9s %-*s %-10s %-7s %3s %8s %8s %10s %9s  %-26s %s\n", "scenario", vw,
 		"variant", "placement", "cpus", "rep", "ops/s", "ns/op", "probe ns", "witnesses",
 		"verdict", "detail");
 	json_array_foreach(runs, i, run) {
@@ -81,8 +88,8 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 			continue;
 		}
 		if (!strcmp(status, "error") || !strcmp(status, "hung")) {
-			fprintf(f, "%-9s %-21s %-10s %s: %s\n",
-				json_string_value(json_object_get(run, "scenario")),
+			fprintf(f, "%-9s %-*s %-10s %s: %s\n",
+				json_string_value(json_object_get(run, "scenario")), vw,
 				json_string_value(json_object_get(run, "variant")),
 				json_string_value(json_object_get(run, "placement")), status,
 				json_string_value(json_object_get(run, "reason")));
@@ -95,8 +102,8 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 		cpus(cp, sizeof(cp), json_object_get(run, "cpus"));
 		si(wit, sizeof(wit), (double)json_integer_value(
 					     json_object_get(json_object_get(run, "witnesses"), "count")));
-		fprintf(f, "%-9s %-21s %-10s %-7s %3lld %8s %8s %10s %9s  %-26s %s\n",
-			json_string_value(json_object_get(run, "scenario")),
+		fprintf(f, "%-9s %-*s %-10s %-7s %3lld %8s %8s %10s %9s  %-26s %s\n",
+			json_string_value(json_object_get(run, "scenario")), vw,
 			json_string_value(json_object_get(run, "variant")),
 			json_string_value(json_object_get(run, "placement")), cp,
 			(long long)json_integer_value(json_object_get(run, "repeat")), rate, nsop,

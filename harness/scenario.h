@@ -148,6 +148,10 @@ static inline bool mmt_should_stop(void)
 	return READ_ONCE(mmt_stop.flag) != 0;
 }
 
+/* A 64-bit value for results, as a "0x%016llx" string: JSON numbers lose
+ * precision above 2^53 in many readers. */
+json_t *mmt_json_hex(uint64_t v);
+
 /* Called by a worker that reached the run's iteration target. */
 void mmt_request_stop(void);
 

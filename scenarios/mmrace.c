@@ -926,13 +926,9 @@ static void mmrace_worker(struct mmt_worker *w)
 
 static json_t *mismatch_json(const struct mismatch *m)
 {
-	char e[24], f[24];
-
-	snprintf(e, sizeof(e), "0x%016llx", (unsigned long long)m->expected);
-	snprintf(f, sizeof(f), "0x%016llx", (unsigned long long)m->found);
-	return json_pack("{s:I,s:I,s:I,s:s,s:s,s:o,s:i}", "page", (json_int_t)m->page,
-			 "writer", (json_int_t)m->writer, "round", (json_int_t)m->round, "expected", e,
-			 "found", f, "pfn_now", m->pfn ? json_integer((json_int_t)m->pfn) : json_null(),
+	return json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:i}", "page", (json_int_t)m->page,
+			 "writer", (json_int_t)m->writer, "round", (json_int_t)m->round,
+			 "expected", mmt_json_hex(m->expected), "found", mmt_json_hex(m->found), "pfn_now", m->pfn ? json_integer((json_int_t)m->pfn) : json_null(),
 			 "writer_cpu", m->cpu);
 }
 

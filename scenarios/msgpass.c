@@ -436,14 +436,9 @@ static json_t *latency_json(const struct mmt_hist *h, double cycles_per_ns)
 
 static json_t *mismatch_json(unsigned consumer, const struct mismatch *m, uint64_t mix)
 {
-	/* Hex strings: JSON numbers lose 64-bit precision in many readers. */
-	char e[24], f[24];
-
-	snprintf(e, sizeof(e), "0x%016llx", (unsigned long long)m->expected);
-	snprintf(f, sizeof(f), "0x%016llx", (unsigned long long)m->found);
-	return json_pack("{s:i,s:I,s:I,s:s,s:s,s:o}", "consumer", consumer,
+	return json_pack("{s:i,s:I,s:I,s:o,s:o,s:o}", "consumer", consumer,
 			 "message", (json_int_t)m->message, "word", (json_int_t)m->word,
-			 "expected", e, "found", f, "found_message",
+			 "expected", mmt_json_hex(m->expected), "found", mmt_json_hex(m->found), "found_message",
 			 m->stale ? json_integer((json_int_t)(((m->found ^ mix) >> 16))) : json_null());
 }
 

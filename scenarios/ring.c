@@ -473,7 +473,6 @@ static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = {
 static void ring_verify(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
-	char found[24];
 
 	for (unsigned o = 0; o < NR_OUTCOMES; o++)
 		run->outcomes[o] = run->workers[1].outcomes[o];
@@ -486,11 +485,9 @@ static void ring_verify(struct mmt_run *run)
 		json_object_set_new(run->metrics, "dropped", json_integer((json_int_t)p->dropped));
 	if (run->variant == &variants[V_URCU_LFQ])
 		json_object_set_new(run->metrics, "grace_periods", json_integer((json_int_t)p->grace_periods));
-	if (p->seen_bad) {
-		snprintf(found, sizeof(found), "0x%016llx", (unsigned long long)p->first_bad_found);
-		json_object_set_new(run->metrics, "first_bad", json_pack("{s:I,s:s}", "index",
-			(json_int_t)p->first_bad_index, "found_word0", found));
-	}
+	if (p->seen_bad)
+		json_object_set_new(run->metrics, "first_bad", json_pack("{s:I,s:o}", "index",
+			(json_int_t)p->first_bad_index, "found_word0", mmt_json_hex(p->first_bad_found)));
 }
 
 static void ring_describe(const json_t *m, char *buf, size_t len)

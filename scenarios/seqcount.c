@@ -347,14 +347,10 @@ static void seqcount_verify(struct mmt_run *run)
 		retries += p->rs[r].retries;
 		for (unsigned o = 0; o < NR_OUTCOMES; o++)
 			run->outcomes[o] += w->outcomes[o];
-		if (json_is_null(torn) && w->outcomes[OUT_TORN]) {
-			char a[24], b[24];
-
-			snprintf(a, sizeof(a), "0x%016llx", (unsigned long long)p->rs[r].first_torn[0]);
-			snprintf(b, sizeof(b), "0x%016llx", (unsigned long long)p->rs[r].first_torn[1]);
-			torn = json_pack("{s:i,s:s,s:i,s:s}", "reader", r, "word0", a, "word",
-					 p->rs[r].first_torn_k, "value", b);
-		}
+		if (json_is_null(torn) && w->outcomes[OUT_TORN])
+			torn = json_pack("{s:i,s:o,s:i,s:o}", "reader", r, "word0",
+					 mmt_json_hex(p->rs[r].first_torn[0]), "word", p->rs[r].first_torn_k,
+					 "value", mmt_json_hex(p->rs[r].first_torn[1]));
 	}
 	run->ops = reads;
 	json_object_set_new(run->metrics, "readers", json_integer(run->nr_workers - 1));
