@@ -4,6 +4,7 @@
 #include "scenario.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 /* 1234567 -> "1.23M": rates span six orders of magnitude across placements. */
@@ -148,7 +149,12 @@ void mmt_report_counters(FILE *f, const json_t *doc)
 {
 	const json_t *run, *ev;
 	size_t i, k;
+	bool any = false;
 
+	json_array_foreach(json_object_get(doc, "runs"), i, run)
+		any |= json_is_object(json_object_get(run, "counters"));
+	if (!any)
+		return;
 	fprintf(f, "\ncounters (total over workers; system-wide tracepoints: over all CPUs):\n");
 	json_array_foreach(json_object_get(doc, "runs"), i, run) {
 		const json_t *c = json_object_get(run, "counters");
