@@ -74,6 +74,21 @@ else
 	ok 1 "no mmrace results"
 fi
 
+# aarch64 guest: Debian's arm64 kernel and busybox, the cross-built harness
+if command -v qemu-system-aarch64 >/dev/null 2>&1 && dpkg --print-foreign-architectures 2>/dev/null | grep -qx arm64 &&
+	"$MMT_SRCDIR/scripts/build-aarch64" >/dev/null 2>&1; then
+	rm -f "$MMT_RESULTS_DIR"/*.json
+	timeout 300 "$vm" --arch aarch64 --nodes 2 -- ./run-scenario msgpass --variant mb,release-acquire \
+		--placement cross-node --duration 200ms --events none >"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	f=$(ls "$MMT_RESULTS_DIR"/msgpass-*.json 2>/dev/null | head -n 1)
+	[ "$rc" -eq 0 ] && [ -n "$f" ] && [ "$(get "$f" metadata.harness.arch)" = aarch64 ] &&
+		[ "$(get "$f" metadata.topology.nodes | grep -o '"id"' | wc -l)" -eq 2 ]
+	ok $? "aarch64 2-node guest: msgpass cross-node runs on 2 nodes (rc $rc: $(tail -n 1 "$scratch/err"))"
+else
+	skip "no aarch64 guest: needs qemu-system-arm, the arm64 architecture in dpkg and the cross build"
+fi
+
 timeout 120 "$vm" --nodes 2 --timeout 15 -- ./run-scenario msgpass --variant mb --placement spread --duration 60s \
 	>"$scratch/out" 2>"$scratch/err"
 rc=$?
