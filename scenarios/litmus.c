@@ -56,11 +56,13 @@ struct lk_ctx {
 	uint64_t batch;
 	int sync;
 	uint64_t t0, period, delay, gen;
+	uint64_t uf_delay;	/* userfence: P0's wait after releasing the others */
 	unsigned nthreads, nvars;
 	int64_t *out[LK_MAXT];	/* batch * LK_MAXR registers per thread */
 	struct {
 		uint64_t v;
 	} __mmt_aligned arrive[LK_MAXT];
+	uint64_t cal[2][MMT_PAD_BYTES / 8] __mmt_aligned;	/* calibration ping-pong */
 	unsigned bar_count __mmt_aligned;
 	unsigned bar_gen __mmt_aligned;
 	int go_on __mmt_aligned;
@@ -156,14 +158,33 @@ struct lk_ctx {
 
 /* ---- the racing loops ------------------------------------------------------- */
 
+/*
+ * P0 waits until every other thread has arrived, releases them with one
+ * store, and then waits about as long as that store takes to reach them
+ * (--delay cycles, or by default the one-way latency measured between P0
+ * and P1 when the run starts) so that all start the iteration together; a
+ * full fence follows, as in litmus7's userfence mode.
+ */
 static inline void lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
 {
 	uint64_t want = c->gen + i + 1;
 
-	smp_store_release(&c->arrive[t].v, want);
-	for (unsigned k = 0; k < c->nthreads; k++)
-		while (READ_ONCE(c->arrive[k].v) < want)
+	if (t == 0) {
+		for (unsigned k = 1; k < c->nthreads; k++)
+			while (READ_ONCE(c->arrive[k].v) < want)
+				;
+		smp_store_release(&c->arrive[0].v, want);
+		if (c->uf_delay) {
+			uint64_t end = mmt_cycles() + c->uf_delay;
+
+			while ((int64_t)(mmt_cycles() - end) < 0)
+				;
+		}
+	} else {
+		WRITE_ONCE(c->arrive[t].v, want);
+		while (READ_ONCE(c->arrive[0].v) < want)
 			;
+	}
 	smp_mb();
 }
 
@@ -255,7 +276,7 @@ static const struct mmt_option options[NR_OPTIONS] = {
 	[OPT_STRIDE] = { "stride", "cache lines per location (each iteration's locations are apart)", 1, 1, 64 },
 	[OPT_BATCH] = { "batch", "iterations per batch", 10000, 16, 10000000 },
 	[OPT_PERIOD] = { "period", "tsc: cycles between iterations", 300, 16, 1000000 },
-	[OPT_DELAY] = { "delay", "tsc: up to this many cycles of random delay for threads other than P0", 0, 0, 1000000 },
+	[OPT_DELAY] = { "delay", "tsc: up to this many cycles of random delay for threads other than P0; userfence: cycles P0 waits after releasing the others (0: the measured one-way latency)", 0, 0, 1000000 },
 };
 
 enum { OUT_NEG, OUT_POS, NR_OUTCOMES };
@@ -364,6 +385,42 @@ static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to)
 	}
 }
 
+/* One-way latency between P0 and P1 in cycles: half the median of 15
+ * chunks of 32 round trips on lines of their own. */
+static void calibrate(struct lk_ctx *c, unsigned me)
+{
+	uint64_t chunk[15], v = 0;
+
+	for (int k = 0; k < 15; k++) {
+		uint64_t t = mmt_cycles();
+
+		for (int r = 0; r < 32; r++) {
+			v++;
+			if (me == 0) {
+				WRITE_ONCE(c->cal[0][0], v);
+				while (READ_ONCE(c->cal[1][0]) != v)
+					;
+			} else {
+				while (READ_ONCE(c->cal[0][0]) != v)
+					;
+				WRITE_ONCE(c->cal[1][0], v);
+			}
+		}
+		chunk[k] = (mmt_cycles() - t) / 32;
+	}
+	if (me == 0) {
+		for (int i = 0; i < 15; i++)
+			for (int j = i + 1; j < 15; j++)
+				if (chunk[j] < chunk[i]) {
+					uint64_t x = chunk[i];
+
+					chunk[i] = chunk[j];
+					chunk[j] = x;
+				}
+		c->uf_delay = chunk[7] / 2;
+	}
+}
+
 static void litmus_worker(struct mmt_worker *w)
 {
 	struct priv *p = w->run->priv;
@@ -374,6 +431,12 @@ static void litmus_worker(struct mmt_worker *w)
 	uint64_t batches = 0;
 
 	w->role = "thread";
+	if (!c->delay && n > 1 && (p->sync_opt == LK_SYNC_USERFENCE || p->sync_opt == LK_SYNC_ROTATE)) {
+		if (me < 2)
+			calibrate(c, me);
+	} else if (me == 0) {
+		c->uf_delay = c->delay;
+	}
 	for (;;) {
 		uint64_t from = c->batch * me / n, to = c->batch * (me + 1) / n;
 
@@ -489,6 +552,7 @@ static void litmus_verify(struct mmt_run *run)
 	json_object_set_new(run->metrics, "batch", json_integer((json_int_t)p->ctx.batch));
 	json_object_set_new(run->metrics, "period_cycles", json_integer((json_int_t)p->ctx.period));
 	json_object_set_new(run->metrics, "delay_cycles", json_integer((json_int_t)p->ctx.delay));
+	json_object_set_new(run->metrics, "userfence_delay_cycles", json_integer((json_int_t)p->ctx.uf_delay));
 	json_object_set_new(run->metrics, "histogram", hist);
 	json_object_set_new(run->metrics, "other_outcomes", json_integer((json_int_t)all->other));
 	json_object_set_new(run->metrics, "witnesses", json_integer((json_int_t)pos));
