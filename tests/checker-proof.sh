@@ -5,11 +5,7 @@
 # what was found; and a witness counted as forbidden must exit 1.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
-if [ "$ncpus" -lt 2 ]; then
-	skip "needs 2 CPUs, this machine has $ncpus"
-	done_testing
-	exit
-fi
+need_cpus 2 "the checker proof"
 
 for sc in $(scenarios); do
 	extra=

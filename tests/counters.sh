@@ -8,11 +8,7 @@ run --events list
 [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q 'task-clock  *available'
 ok $? "--events list shows what is available"
 
-if [ "$ncpus" -lt 2 ]; then
-	skip "scenario runs need 2 CPUs"
-	done_testing
-	exit
-fi
+need_cpus 2 "a scenario run"
 f="$scratch/c.json"
 run msgpass --variant mb --duration 100ms --events task-clock,context-switches,cycles --output "$f"
 [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q '^counters'

@@ -64,3 +64,13 @@ variants_of() {  # variants_of SCENARIO forbidden|allowed|injected
 	esac
 	"$MMT_BIN" --list "$1" | awk -v tag="$tag" '$0 ~ tag { print $1 }'
 }
+
+# need_cpus N WHAT: end the test here, as one skip, when the machine has
+# fewer than N CPUs.
+need_cpus() {
+	if [ "$ncpus" -lt "$1" ]; then
+		skip "$2 needs $1 CPUs, this machine has $ncpus"
+		done_testing
+		exit
+	fi
+}

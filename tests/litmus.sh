@@ -24,11 +24,7 @@ run msgpass --test SB
 [ "$rc" -eq 2 ]
 ok $? "--test on a scenario without litmus tests: exit 2 ($err)"
 
-if [ "$ncpus" -lt 2 ]; then
-	skip "litmus runs need 2 CPUs"
-	done_testing
-	exit
-fi
+need_cpus 2 "a litmus run"
 arch=$(uname -m)
 # Reliable run lengths: SB is seen in well over 1% of tsc-aligned
 # iterations here; 300 ms is a million of them.

@@ -5,11 +5,7 @@
 # when not root; sysctls come back, even after SIGINT.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
-if [ "$ncpus" -lt 2 ]; then
-	skip "mmrace needs 2 CPUs, this machine has $ncpus"
-	done_testing
-	exit
-fi
+need_cpus 2 "mmrace"
 
 for i in 1 2 3; do
 	f="$scratch/inject-$i.json"

@@ -3,11 +3,7 @@
 # (every variant of every scenario: scenarios-e2e.sh).
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
-if [ "$ncpus" -lt 2 ]; then
-	skip "msgpass needs 2 CPUs, this machine has $ncpus"
-	done_testing
-	exit
-fi
+need_cpus 2 "msgpass"
 
 run msgpass --variant mb,plain --placement same-node --duration 100ms --output "$scratch/all.json"
 [ "$rc" -eq 0 ] && printf '%s\n' "$out" | grep -q "results: $scratch/all.json"

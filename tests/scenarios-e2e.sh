@@ -3,11 +3,7 @@
 # and on every variant that forbids a witness: none seen, work done.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
-if [ "$ncpus" -lt 2 ]; then
-	skip "the scenarios need 2 CPUs, this machine has $ncpus"
-	done_testing
-	exit
-fi
+need_cpus 2 "every scenario"
 
 for sc in $(scenarios); do
 	f="$scratch/$sc.json"

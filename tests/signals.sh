@@ -3,11 +3,7 @@
 # (marked interrupted) and valid, and no temp file is left.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
-if [ "$ncpus" -lt 2 ]; then
-	skip "needs 2 CPUs, this machine has $ncpus"
-	done_testing
-	exit
-fi
+need_cpus 2 "a scenario run"
 
 for sig in INT TERM; do
 	out_file="$scratch/sig-$sig.json"
