@@ -132,12 +132,15 @@ static int select_variants(struct mmt_cli *cli, const char *arg, char *err, size
 		char buf[1024], *tok, *save = NULL;
 
 		cli->nr_variants[s] = 0;
-		if (!arg || !strcmp(arg, "all")) {
+		if (!arg && cli->smoke && sc->smoke_variants) {
+			snprintf(buf, sizeof(buf), "%s", sc->smoke_variants);
+		} else if (!arg || !strcmp(arg, "all")) {
 			for (unsigned v = 0; v < sc->nr_variants && v < MMT_MAX_VARIANTS; v++)
 				cli->variants[s][cli->nr_variants[s]++] = v;
 			continue;
+		} else {
+			snprintf(buf, sizeof(buf), "%s", arg);
 		}
-		snprintf(buf, sizeof(buf), "%s", arg);
 		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			const struct mmt_variant *v = mmt_variant_find(sc, tok);
 

@@ -70,6 +70,8 @@ struct mmt_scenario {
 	const char *const *outcomes;
 	unsigned nr_outcomes;
 	const char *ops_unit;	/* what run->ops counts: "messages", ... */
+	/* Variants the no-argument smoke suite runs (comma list); NULL: all. */
+	const char *smoke_variants;
 	/* Events added to the default counter set when this scenario runs
 	 * (tracepoints that show its kernel activity). */
 	const char *extra_events;

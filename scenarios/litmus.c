@@ -611,6 +611,8 @@ static const struct mmt_scenario litmus = {
 	.outcomes = outcome_names,
 	.nr_outcomes = NR_OUTCOMES,
 	.ops_unit = "iterations",
+	/* the smoke suite: store buffering seen, and the fences that forbid it */
+	.smoke_variants = "SB/kernel,SB/urcu,SB/c11,SB+mbs/kernel,MP/kernel,MP+poreleaseacquire/kernel",
 	.why_no_variant = litmus_why_no_variant,
 	.shared_size = litmus_shared_size,
 	.prepare = litmus_prepare,
