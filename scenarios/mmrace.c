@@ -132,7 +132,9 @@ struct ctl {
 };
 
 struct mismatch {
-	uint64_t page, writer, round, expected, found, pfn;
+	uint64_t page, writer, round, expected, found;
+	uint64_t pfn_before;	/* at the migrator's last snapshot */
+	uint64_t pfn;		/* when the mismatch was found */
 	int cpu;
 };
 
@@ -546,7 +548,9 @@ static void record_mismatch(struct priv *p, uint64_t page, unsigned w, uint64_t 
 	if (p->nr_mismatches == MAX_MISMATCHES)
 		return;
 	m = &p->mismatch[p->nr_mismatches++];
-	*m = (struct mismatch){ page, w, round, expected, found, 0, p->ws[w].cpu };
+	*m = (struct mismatch){ page, w, round, expected, found, 0, 0, p->ws[w].cpu };
+	if (page < p->npages)
+		m->pfn_before = p->pfn_before[page];
 	if (p->pagemap)
 		read_pfns(p, page, 1, &m->pfn);
 }
@@ -926,9 +930,11 @@ static void mmrace_worker(struct mmt_worker *w)
 
 static json_t *mismatch_json(const struct mismatch *m)
 {
-	return json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:i}", "page", (json_int_t)m->page,
+	return json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:i}", "page", (json_int_t)m->page,
 			 "writer", (json_int_t)m->writer, "round", (json_int_t)m->round,
-			 "expected", mmt_json_hex(m->expected), "found", mmt_json_hex(m->found), "pfn_now", m->pfn ? json_integer((json_int_t)m->pfn) : json_null(),
+			 "expected", mmt_json_hex(m->expected), "found", mmt_json_hex(m->found),
+			 "pfn_before", m->pfn_before ? json_integer((json_int_t)m->pfn_before) : json_null(),
+			 "pfn_now", m->pfn ? json_integer((json_int_t)m->pfn) : json_null(),
 			 "writer_cpu", m->cpu);
 }
 
