@@ -77,7 +77,7 @@ static const struct mmt_variant variants[NR_VARIANTS] = {
 		"one writer sharing the protector's CPU: it cannot store during an mprotect call, so window writes must be about zero",
 		MMT_ARCH_ALL, false },
 	[V_BROKEN_STALE_MAPPING] = { "broken-stale-mapping",
-		"fault injection in user space: the region is a memfd copied to a second one and remapped while writers keep storing through the old mapping for --inject-stores stores; every one must be reported lost",
+		"fault injection in user space: the region is a memfd copied to a second one and remapped, the old one zeroed for a new owner, while writers keep storing through the old mapping for --inject-stores stores; each must be reported lost and foreign",
 		0, true },
 	[V_BROKEN_EARLY_EPOCH] = { "broken-early-epoch",
 		"fault injection: the protector announces \"mprotect returned\" before calling it, so stores that complete then look like stores through a flushed TLB; the stale_tlb_write check must fire",
@@ -174,6 +174,7 @@ struct priv {
 	uint64_t rounds, iterations, mprotect_calls, migrate_calls, pages_moved, migrations_in_window;
 	uint64_t overlap_witnesses, overlap_hist[HIST_BUCKETS], compact_calls, victim_checks;
 	uint64_t window_pages_checked;	/* window writes in iterations whose migration overlapped */
+	uint64_t verified_round;	/* the last round checked in full */
 	uint64_t moved_to[64];		/* pages moved, by target node (several nodes) */
 	uint64_t outcomes[NR_OUTCOMES];
 	struct mismatch mismatch[MAX_MISMATCHES];
@@ -441,13 +442,11 @@ writer_loop(const int v, struct priv *p, struct ctl *c, unsigned w)
 				if (req != seen_inject) {
 					/* Pause while the injector copies and remaps. */
 					__atomic_fetch_add(&c->paused, 1, __ATOMIC_ACQ_REL);
-					while (READ_ONCE(c->inject) == req && !READ_ONCE(c->stop_actors) &&
-					       !READ_ONCE(c->stale_base))
-						cpu_relax();
 					while (!READ_ONCE(c->stale_base) && !READ_ONCE(c->stop_actors))
 						cpu_relax();
 					seen_inject = req;
-					ws->stale_left = p->run->opt[OPT_INJECT_STORES];
+					/* Stopped instead of injected: no stale stores. */
+					ws->stale_left = READ_ONCE(c->stale_base) ? p->run->opt[OPT_INJECT_STORES] : 0;
 				}
 				if (ws->stale_left) {
 					/* The stale TLB entry, made explicit. */
@@ -555,18 +554,23 @@ static void record_mismatch(struct priv *p, uint64_t page, unsigned w, uint64_t 
 		read_pfns(p, page, 1, &m->pfn);
 }
 
-/* Every slot against its writer's ledger: written this round for pages
- * before the ledger's position, the previous round for the rest.  Called
- * with access restored, from the protector: a CPU with a stale TLB entry
- * would read back its own lost store and see nothing wrong. */
+/*
+ * Every slot written since the last verification against its writer's
+ * ledger.  Called with access restored, from the protector: a CPU with a
+ * stale TLB entry would read back its own lost store and see nothing wrong.
+ * At a round's end every writer has finished the round and every page is
+ * checked; the last, partial round (at the stop) checks only the pages the
+ * ledger says were written in it, so nothing is counted twice.
+ */
 static void verify_region(struct priv *p)
 {
 	for (unsigned w = 0; w < p->nwriters; w++) {
 		uint64_t l = smp_load_acquire(&p->ws[w].ledger), round = l >> 32, done = l & 0xffffffff;
+		uint64_t upto = round > p->verified_round ? done : 0;
 
-		for (uint64_t page = 0; page < p->npages; page++) {
-			uint64_t r = page < done ? round : round ? round - 1 : 0;
-			uint64_t want = r ? tag(w, r, page) : 0;
+		for (uint64_t page = 0; page < upto; page++) {
+			uint64_t r = round;
+			uint64_t want = tag(w, r, page);
 			uint64_t got = READ_ONCE(*slot_of(p->region, page, w));
 
 			if (likely(got == want)) {
@@ -771,6 +775,7 @@ static bool round_done(struct priv *p, struct ctl *c)
 static void next_round(struct priv *p, struct ctl *c)
 {
 	verify_region(p);
+	p->verified_round = c->round;
 	p->rounds++;
 	__atomic_store_n(&c->done, 0, __ATOMIC_RELEASE);
 	smp_store_release(&c->round, c->round + 1);
@@ -843,6 +848,23 @@ static void protector(struct priv *p, struct mmt_worker *w)
 	w->ops = p->iterations;
 }
 
+/* The frames the injector "freed": after each injection the old memfd is
+ * zeroed, as a page handed to a new owner would be, so any writer tag found
+ * in it is a foreign write (a store through the stale mapping). */
+static void scan_freed(struct priv *p, const char *view)
+{
+	const uint64_t *v = (const uint64_t *)view;
+
+	for (size_t i = 0; i < p->region_len / 8; i++) {
+		uint64_t x = v[i], w = x >> 56;
+
+		if (unlikely(x) && w >= 1 && w <= p->nwriters) {
+			p->outcomes[OUT_FOREIGN]++;
+			record_mismatch(p, i * 8 / PAGE, (unsigned)(w - 1), (x >> 24) & 0xffffffff, 0, x);
+		}
+	}
+}
+
 static void injector(struct priv *p, struct mmt_worker *w)
 {
 	struct ctl *c = p->run->shared;
@@ -852,26 +874,29 @@ static void injector(struct priv *p, struct mmt_worker *w)
 	for (uint64_t n = 1; !mmt_should_stop(); n++) {
 		int next = !p->current;
 
-		/* Stop the writers, "migrate": copy every page to the other
-		 * memfd and point the writers' view at it... */
+		/* Stop the writers (those at the round barrier pause at their
+		 * first store of the next round)... */
 		WRITE_ONCE(c->stale_base, NULL);
 		__atomic_store_n(&c->paused, 0, __ATOMIC_RELEASE);
 		smp_store_release(&c->inject, n);
-		while (__atomic_load_n(&c->paused, __ATOMIC_ACQUIRE) < p->nwriters && !round_done(p, c) &&
-		       !mmt_should_stop())
-			cpu_relax();
-		if (round_done(p, c) || mmt_should_stop()) {
-			/* Writers are at the round barrier, not paused: verify,
-			 * open the next round, inject there. */
-			WRITE_ONCE(c->stale_base, (uint64_t *)p->view[p->current]);
+		while (__atomic_load_n(&c->paused, __ATOMIC_ACQUIRE) < p->nwriters && !mmt_should_stop()) {
 			if (round_done(p, c))
 				next_round(p, c);
-			continue;
+			cpu_relax();
 		}
+		if (mmt_should_stop())
+			break;
+		/* ...the last injection's freed frames: anything written there? */
+		scan_freed(p, p->view[next]);
+		/* "Migrate": copy every page to the other memfd, point the
+		 * writers' view at it, and hand the old frames to a new owner
+		 * (zeroed)... */
 		memcpy(p->view[next], p->view[p->current], p->region_len);
 		mmap(p->region, p->region_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->memfd[next], 0);
-		/* ...while they go on storing through the old one for a while,
-		 * as through a stale TLB entry: those stores are lost. */
+		memset(p->view[p->current], 0, p->region_len);
+		/* ...while the writers go on storing through the old mapping for
+		 * a while, as through a stale TLB entry: those stores are lost
+		 * from the region, and land in the new owner's frames. */
 		smp_store_release(&c->stale_base, (uint64_t *)p->view[p->current]);
 		p->current = next;
 		p->iterations = n;
@@ -953,6 +978,8 @@ static void mmrace_verify(struct mmt_run *run)
 
 	/* Last, partial round: every slot against the ledgers. */
 	verify_region(p);
+	if (p->variant == V_BROKEN_STALE_MAPPING && p->iterations)
+		scan_freed(p, p->view[!p->current]);
 	for (unsigned w = 0; w < p->nwriters; w++) {
 		stores += p->ws[w].stores;
 		faults += p->ws[w].faults;

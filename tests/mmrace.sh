@@ -9,12 +9,13 @@ need_cpus 2 "mmrace"
 
 for i in 1 2 3; do
 	f="$scratch/inject-$i.json"
-	run mmrace --variant broken-stale-mapping --duration 300ms --region-mb 16 --output "$f"
+	run mmrace --variant broken-stale-mapping --duration 600ms --region-mb 16 --output "$f"
 	lost=$(get "$f" runs.0.witnesses.histogram.lost_write)
+	foreign=$(get "$f" runs.0.witnesses.histogram.foreign_write)
 	injected=$(get "$f" runs.0.metrics.injected_stale_stores)
-	[ "$rc" -eq 0 ] && [ "$injected" -gt 0 ] && [ "$lost" -eq "$injected" ] &&
-		[ "$(get "$f" runs.0.witnesses.count)" -eq "$lost" ]
-	ok $? "run $i: every store through the stale mapping reported lost, nothing else ($lost of $injected)"
+	[ "$rc" -eq 0 ] && [ "$injected" -gt 0 ] && [ "$lost" -eq "$injected" ] && [ "$foreign" -eq "$injected" ] &&
+		[ "$(get "$f" runs.0.witnesses.count)" -eq $((lost + foreign)) ]
+	ok $? "run $i: every store through the stale mapping reported lost and foreign, nothing else ($lost and $foreign of $injected)"
 done
 get "$scratch/inject-1.json" runs.0.metrics.first_mismatches.0.expected | grep -q '^0x01'
 ok $? "a lost write names page, writer, round, expected and found"
