@@ -539,12 +539,17 @@ static void spawn_writer(struct priv *p, unsigned w, int cpu)
 
 /* ---- verification -------------------------------------------------------- */
 
+/* The first few of each kind (lost, foreign) are kept: one kind must not
+ * crowd the other out of the report. */
 static void record_mismatch(struct priv *p, uint64_t page, unsigned w, uint64_t round,
 			    uint64_t expected, uint64_t found)
 {
+	unsigned same = 0;
 	struct mismatch *m;
 
-	if (p->nr_mismatches == MAX_MISMATCHES)
+	for (unsigned i = 0; i < p->nr_mismatches; i++)
+		same += (p->mismatch[i].expected == 0) == (expected == 0);
+	if (p->nr_mismatches == MAX_MISMATCHES || same == MAX_MISMATCHES / 2)
 		return;
 	m = &p->mismatch[p->nr_mismatches++];
 	*m = (struct mismatch){ page, w, round, expected, found, 0, 0, p->ws[w].cpu };

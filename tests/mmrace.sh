@@ -17,8 +17,10 @@ for i in 1 2 3; do
 		[ "$(get "$f" runs.0.witnesses.count)" -eq $((lost + foreign)) ]
 	ok $? "run $i: every store through the stale mapping reported lost and foreign, nothing else ($lost and $foreign of $injected)"
 done
-get "$scratch/inject-1.json" runs.0.metrics.first_mismatches.0.expected | grep -q '^0x01'
+get "$scratch/inject-1.json" runs.0.metrics.first_mismatches | grep -q '"page":[0-9]*,"writer":0,"round":[0-9]*,"expected":"0x01'
 ok $? "a lost write names page, writer, round, expected and found"
+get "$scratch/inject-1.json" runs.0.metrics.first_mismatches | grep -q '"expected":"0x0000000000000000","found":"0x01'
+ok $? "a foreign write names the tag found in another owner's page"
 
 run mmrace --variant broken-early-epoch --duration 500ms --region-mb 16 --output "$scratch/epoch.json"
 [ "$rc" -eq 0 ] && [ "$(get "$scratch/epoch.json" runs.0.witnesses.histogram.stale_tlb_write)" -gt 0 ]
