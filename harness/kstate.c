@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -171,6 +172,37 @@ json_t *mmt_kernel_config(const char *const *options)
 	return o;
 }
 
+/*
+ * Two runs changing the same sysctl at once would restore each other's
+ * values (A saves 0 and sets 1; B saves 1; A restores 0; B restores 1).
+ * The first change takes a machine-wide lock, held until everything is
+ * restored; a second run finds it busy and does without.
+ */
+static int lock_fd = -1;
+
+static int take_lock(char *err, size_t len)
+{
+	static const char *const paths[] = { "/run/lock/mmtorture-sysctl.lock", "/tmp/mmtorture-sysctl.lock" };
+
+	if (lock_fd >= 0)
+		return 0;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		int fd = open(paths[i], O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			close(fd);
+			snprintf(err, len, "another mmtorture run is changing sysctls (%s)", paths[i]);
+			return -1;
+		}
+		lock_fd = fd;
+		return 0;
+	}
+	snprintf(err, len, "cannot create a sysctl lock file");
+	return -1;
+}
+
 #define MAX_SYSCTLS 8
 static struct {
 	char path[128];
@@ -188,6 +220,8 @@ int mmt_sysctl_set(const char *path, const char *value, char *err, size_t len)
 		snprintf(err, len, "too many sysctls changed");
 		return -1;
 	}
+	if (take_lock(err, len))
+		return -1;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(err, len, "cannot read %s: %s", path, strerror(errno));
@@ -226,5 +260,9 @@ void mmt_sysctl_restore_all(void)
 			close(fd);
 		}
 		nr_saved = i;
+	}
+	if (lock_fd >= 0) {
+		close(lock_fd); /* releases the flock */
+		lock_fd = -1;
 	}
 }
