@@ -11,7 +11,8 @@
  *              (or variant_worker[v]); loops until mmt_should_stop() or its
  *              iteration target
  *   verify()   after every worker has returned: fold per-worker results into
- *              run->ops, run->outcomes[] and run->metrics
+ *              run->ops and run->metrics; run->outcomes[] arrives as the sum
+ *              of the workers' outcomes[] (overwrite it if counted elsewhere)
  *   cleanup()  free private state
  */
 #ifndef MMT_SCENARIO_H
@@ -20,6 +21,8 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "compiler.h"
 #include "counters.h"
@@ -148,6 +151,18 @@ extern struct mmt_stop mmt_stop;
 static inline bool mmt_should_stop(void)
 {
 	return READ_ONCE(mmt_stop.flag) != 0;
+}
+
+/* Zeroed memory on its own cache lines (the size rounded up to whole
+ * lines, as aligned_alloc requires); free() it. */
+static inline void *mmt_alloc_lines(size_t size)
+{
+	size_t len = (size + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES;
+	void *p = aligned_alloc(MMT_PAD_BYTES, len);
+
+	if (p)
+		memset(p, 0, len);
+	return p;
 }
 
 /* A 64-bit value for results, as a "0x%016llx" string: JSON numbers lose

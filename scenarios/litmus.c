@@ -315,12 +315,11 @@ static size_t litmus_shared_size(const struct mmt_run *run)
 
 static int litmus_prepare(struct mmt_run *run)
 {
-	struct priv *p = aligned_alloc(MMT_PAD_BYTES, (sizeof(*p) + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES);
+	struct priv *p = mmt_alloc_lines(sizeof(*p));
 	struct lk_ctx *c;
 
 	if (!p)
 		return -1;
-	memset(p, 0, sizeof(*p));
 	p->test = test_of(run);
 	p->prim = lk_variant_prim[run->variant - lk_variants];
 	p->sync_opt = (int)run->opt[OPT_SYNC];

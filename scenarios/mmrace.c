@@ -597,14 +597,8 @@ static void verify_region(struct priv *p)
 
 /* Fresh pages from the allocator are often the frames migration just
  * freed: a writer's tag in one is a store through a stale translation. */
-static void check_victims(struct priv *p)
+static void find_foreign(struct priv *p, const uint64_t *v, size_t len)
 {
-	size_t len = VICTIM_PAGES * PAGE;
-	uint64_t *v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-
-	if (v == MAP_FAILED)
-		return;
-	p->victim_checks++;
 	for (size_t i = 0; i < len / 8; i++) {
 		uint64_t x = v[i], w = x >> 56;
 
@@ -613,6 +607,17 @@ static void check_victims(struct priv *p)
 			record_mismatch(p, i * 8 / PAGE, (unsigned)(w - 1), (x >> 24) & 0xffffffff, 0, x);
 		}
 	}
+}
+
+static void check_victims(struct priv *p)
+{
+	size_t len = VICTIM_PAGES * PAGE;
+	uint64_t *v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (v == MAP_FAILED)
+		return;
+	p->victim_checks++;
+	find_foreign(p, v, len);
 	munmap(v, len);
 }
 
@@ -853,23 +858,6 @@ static void protector(struct priv *p, struct mmt_worker *w)
 	w->ops = p->iterations;
 }
 
-/* The frames the injector "freed": after each injection the old memfd is
- * zeroed, as a page handed to a new owner would be, so any writer tag found
- * in it is a foreign write (a store through the stale mapping). */
-static void scan_freed(struct priv *p, const char *view)
-{
-	const uint64_t *v = (const uint64_t *)view;
-
-	for (size_t i = 0; i < p->region_len / 8; i++) {
-		uint64_t x = v[i], w = x >> 56;
-
-		if (unlikely(x) && w >= 1 && w <= p->nwriters) {
-			p->outcomes[OUT_FOREIGN]++;
-			record_mismatch(p, i * 8 / PAGE, (unsigned)(w - 1), (x >> 24) & 0xffffffff, 0, x);
-		}
-	}
-}
-
 static void injector(struct priv *p, struct mmt_worker *w)
 {
 	struct ctl *c = p->run->shared;
@@ -891,8 +879,10 @@ static void injector(struct priv *p, struct mmt_worker *w)
 		}
 		if (mmt_should_stop())
 			break;
-		/* ...the last injection's freed frames: anything written there? */
-		scan_freed(p, p->view[next]);
+		/* ...the last injection's freed frames (zeroed for their new
+		 * owner): a writer's tag there is a store through the stale
+		 * mapping, found by the same scan as the kernel's victim pages. */
+		find_foreign(p, (const uint64_t *)p->view[next], p->region_len);
 		/* "Migrate": copy every page to the other memfd, point the
 		 * writers' view at it, and hand the old frames to a new owner
 		 * (zeroed)... */
@@ -984,7 +974,7 @@ static void mmrace_verify(struct mmt_run *run)
 	/* Last, partial round: every slot against the ledgers. */
 	verify_region(p);
 	if (p->variant == V_BROKEN_STALE_MAPPING && p->iterations)
-		scan_freed(p, p->view[!p->current]);
+		find_foreign(p, (const uint64_t *)p->view[!p->current], p->region_len);
 	for (unsigned w = 0; w < p->nwriters; w++) {
 		stores += p->ws[w].stores;
 		faults += p->ws[w].faults;

@@ -171,12 +171,11 @@ static int msgpass_prepare(struct mmt_run *run)
 {
 	unsigned words = (unsigned)run->opt[OPT_PAYLOAD_WORDS];
 	size_t size = sizeof(struct priv) + run->nr_workers * sizeof(struct worker_state);
-	struct priv *p = aligned_alloc(MMT_PAD_BYTES, (size + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES);
+	struct priv *p = mmt_alloc_lines(size);
 	char *base = run->shared;
 
 	if (!p)
 		return -1;
-	memset(p, 0, size);
 	p->words = words;
 	p->mix = mmt_mix64(run->seed) & ~0xffffull;
 	p->buf[0] = (struct payload_buf *)(base + header_bytes(run->nr_workers));
@@ -454,8 +453,6 @@ static void msgpass_verify(struct mmt_run *run)
 
 		mmt_hist_merge(one_way, &ws->lat);
 		stale_words += ws->stale_words;
-		for (unsigned o = 0; o < NR_OUTCOMES; o++)
-			run->outcomes[o] += run->workers[c].outcomes[o];
 		for (unsigned m = 0; m < ws->nr_mismatches; m++)
 			json_array_append_new(mismatches, mismatch_json(c, &ws->mismatch[m], p->mix));
 	}

@@ -154,10 +154,9 @@ static int ring_prepare(struct mmt_run *run)
 	struct priv *p;
 	uint64_t size = run->opt[OPT_RING_SIZE];
 
-	p = aligned_alloc(MMT_PAD_BYTES, (sizeof(*p) + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES);
+	p = mmt_alloc_lines(sizeof(*p));
 	if (!p)
 		return -1;
-	memset(p, 0, sizeof(*p));
 	p->size = size;
 	p->mask = size - 1;
 	p->batch = run->opt[OPT_BATCH] < size ? run->opt[OPT_BATCH] : size;
@@ -474,8 +473,6 @@ static void ring_verify(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
 
-	for (unsigned o = 0; o < NR_OUTCOMES; o++)
-		run->outcomes[o] = run->workers[1].outcomes[o];
 	run->ops = run->workers[1].ops;
 	json_object_set_new(run->metrics, "ring_size", json_integer((json_int_t)p->size));
 	json_object_set_new(run->metrics, "batch", json_integer((json_int_t)p->batch));

@@ -95,13 +95,12 @@ static size_t seqcount_shared_size(const struct mmt_run *run)
 static int seqcount_prepare(struct mmt_run *run)
 {
 	size_t size = sizeof(struct priv) + run->nr_workers * sizeof(struct reader_state);
-	struct priv *p = aligned_alloc(MMT_PAD_BYTES, (size + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES);
+	struct priv *p = mmt_alloc_lines(size);
 	struct shared *s = run->shared;
 	pthread_rwlockattr_t attr;
 
 	if (!p)
 		return -1;
-	memset(p, 0, size);
 	p->words = (unsigned)run->opt[OPT_RECORD_WORDS];
 	p->interval_cycles = (uint64_t)((double)run->opt[OPT_WRITE_INTERVAL] * run->cycles_per_ns);
 	p->copies = aligned_alloc(MMT_PAD_BYTES, 2 * sizeof(struct record));
@@ -345,8 +344,6 @@ static void seqcount_verify(struct mmt_run *run)
 
 		reads += w->ops;
 		retries += p->rs[r].retries;
-		for (unsigned o = 0; o < NR_OUTCOMES; o++)
-			run->outcomes[o] += w->outcomes[o];
 		if (json_is_null(torn) && w->outcomes[OUT_TORN])
 			torn = json_pack("{s:i,s:o,s:i,s:o}", "reader", r, "word0",
 					 mmt_json_hex(p->rs[r].first_torn[0]), "word", p->rs[r].first_torn_k,
