@@ -474,6 +474,14 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 		cli->smoke = true;
 		scenario_arg = "all";
 	}
+	/* Lists are copied into fixed buffers below: refuse, never truncate. */
+	{
+		const char *lists[] = { scenario_arg, variant_arg, cli->tests, cli->prims, cli->events };
+
+		for (unsigned k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
+			if (lists[k] && strlen(lists[k]) >= 1024)
+				return error(err, errlen, "a list argument is longer than 1023 characters");
+	}
 	if (select_scenarios(cli, scenario_arg, err, errlen) ||
 	    select_variants(cli, variant_arg, err, errlen))
 		return -1;

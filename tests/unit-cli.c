@@ -89,5 +89,11 @@ int main(void)
 	REFUSED("between 1 and 4096", "msgpass", "--payload-words", "0");
 	REFUSED("--payload-words", "msgpass", "--payload-words", "many");
 	REFUSED("--output needs", "msgpass", "--output", "");
+	{
+		static char longlist[1100];
+
+		memset(longlist, 'a', sizeof(longlist) - 1);
+		REFUSED("longer than 1023", "msgpass", "--variant", longlist);
+	}
 	return tap_done();
 }
