@@ -440,7 +440,8 @@ static void litmus_worker(struct mmt_worker *w)
 		uint64_t from = c->batch * me / n, to = c->batch * (me + 1) / n;
 
 		if (me == 0) {
-			c->go_on = !mmt_should_stop() && !(w->run->iterations && p->done >= w->run->iterations);
+			/* at least one batch, however short the run or loaded the machine */
+			c->go_on = !batches || (!mmt_should_stop() && !(w->run->iterations && p->done >= w->run->iterations));
 			c->sync = p->sync_opt == LK_SYNC_ROTATE ? (int)(batches % LK_NR_SYNC) : p->sync_opt;
 			c->gen = batches * c->batch;
 		}

@@ -57,7 +57,7 @@ ok $? "4-node guest: 4 nodes with a 4x4 distance table (rc $rc)"
 
 rm -f "$MMT_RESULTS_DIR"/*.json
 timeout 300 "$vm" --nodes 2 -- ./run-scenario mmrace --variant race --placement spread \
-	--duration 10s --target-overlaps 1 --region-mb 16 --protect-pages 1024 >"$scratch/out" 2>"$scratch/err"
+	--duration 8s --region-mb 16 --protect-pages 1024 >"$scratch/out" 2>"$scratch/err"
 rc=$?
 f=$(ls "$MMT_RESULTS_DIR"/mmrace-*.json 2>/dev/null | head -n 1)
 if [ -n "$f" ]; then
