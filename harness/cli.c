@@ -11,7 +11,7 @@
 enum {
 	OPT_VARIANT = 0x100, OPT_PLACEMENT, OPT_THREADS, OPT_DURATION, OPT_ITERATIONS,
 	OPT_REPEAT, OPT_SEED, OPT_OUTPUT, OPT_FORMAT, OPT_MEM_NODE, OPT_LIST, OPT_HELP,
-	OPT_VERSION, OPT_ASSUME_FORBIDDEN, OPT_EVENTS, OPT_TEST, OPT_PRIMITIVES, OPT_SCENARIO_BASE = 0x200,
+	OPT_VERSION, OPT_ASSUME_FORBIDDEN, OPT_EVENTS, OPT_TEST, OPT_PRIMITIVES, OPT_MUTANT, OPT_SCENARIO_BASE = 0x200,
 };
 
 static const struct option common_opts[] = {
@@ -32,6 +32,7 @@ static const struct option common_opts[] = {
 	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "test", required_argument, NULL, OPT_TEST },
 	{ "primitives", required_argument, NULL, OPT_PRIMITIVES },
+	{ "mutant", required_argument, NULL, OPT_MUTANT },
 };
 
 #define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
@@ -64,6 +65,8 @@ void mmt_cli_usage(FILE *f)
 	      "                           " MMT_DEFAULT_EVENTS ")\n"
 	      "  --test T[,T...]|all      litmus: tests to run (variants TEST/PRIMITIVES)\n"
 	      "  --primitives P[,P...]|all  litmus: kernel, kernel-mfence, urcu, c11\n"
+	      "  --mutant NAME[=on|off][,...]  on a kernel from scripts/mutant-kernel: set\n"
+	      "                           its bug switches for the invocation (restored after)\n"
 	      "  --list                   scenarios, variants and their options\n"
 	      "  --assume-forbidden       count every witness as forbidden, even on variants\n"
 	      "                           that allow it: proves the exit-1 path (tests use it)\n"
@@ -435,6 +438,7 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 		case OPT_ASSUME_FORBIDDEN: cli->assume_forbidden = true; break;
 		case OPT_TEST: cli->tests = arg; break;
 		case OPT_PRIMITIVES: cli->prims = arg; break;
+		case OPT_MUTANT: cli->mutants = arg; break;
 		case OPT_EVENTS:
 			if (!*arg)
 				return error(err, errlen, "--events needs a list, 'none' or 'list'");

@@ -47,6 +47,7 @@ struct mmt_cli {
 	const char *events;	/* --events: NULL for the default set, "list" */
 	const char *tests;	/* --test: litmus variants TEST/PRIMS by test */
 	const char *prims;	/* --primitives: ... by primitive set */
+	const char *mutants;	/* --mutant: switches to set, NULL: leave them */
 	struct mmt_cli_opt opts[MMT_MAX_OPTIONS * 4];
 	unsigned nr_opts;
 };

@@ -19,6 +19,7 @@
 #include "counters.h"
 #include "kstate.h"
 #include "metadata.h"
+#include "mutant.h"
 #include "mix.h"
 #include "parse.h"
 #include "placement.h"
@@ -368,6 +369,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	events_on = events.nr > 0;
+	if (cli.mutants && mmt_mutant_check(cli.mutants, err, sizeof(err))) {
+		fprintf(stderr, "mmtorture: %s\n", err);
+		return EXIT_USAGE;
+	}
 	if (cli.output && strcmp(cli.output, "-")) {
 		if (mmt_results_check_path(cli.output, err, sizeof(err))) {
 			fprintf(stderr, "mmtorture: %s\n", err);
@@ -396,6 +401,12 @@ int main(int argc, char **argv)
 	}
 	seed &= INT64_MAX; /* JSON integers are signed */
 
+	/* Set for the whole invocation; restored with the sysctls at exit. */
+	if (cli.mutants && mmt_mutant_apply(cli.mutants, err, sizeof(err))) {
+		fprintf(stderr, "mmtorture: %s\n", err);
+		mmt_sysctl_restore_all();
+		return EXIT_HARNESS;
+	}
 	doc = json_pack("{s:i,s:o,s:b,s:[]}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
 			mmt_metadata_collect(argc, argv, seed, &topo), "interrupted", 0, "runs");
 	runs = json_object_get(doc, "runs");

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Mutant kernels (scripts/mutant-kernel): runtime switches that re-create
+ * fixed mm bugs, so that a detector is proven by the real defect it
+ * targets.  Each switch is /sys/module/mmt_mutant/parameters/NAME with
+ * counters NAME_hits (the buggy path changed the outcome) and NAME_window
+ * (the race window was reached, switch on or off).
+ */
+#ifndef MMT_MUTANT_H
+#define MMT_MUTANT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define MMT_MUTANT_DIR "/sys/module/mmt_mutant/parameters"
+
+/*
+ * --mutant NAME[=on|off][,...]: checked against the table and this kernel
+ * (a switch this kernel lacks, or any switch on a kernel without the patch,
+ * is bad input), then set for the whole invocation; the old values come
+ * back through mmt_sysctl_restore_all().  Returns 0, or -1 with one line.
+ */
+int mmt_mutant_check(const char *list, char *err, size_t len);
+int mmt_mutant_apply(const char *list, char *err, size_t len);
+
+/* null on a kernel without the patch; else {"patch_version": N,
+ * "switches": {NAME: {"on": bool, "hits": N, "window": N}}}. */
+json_t *mmt_mutant_snapshot(void);
+/* after with hits and window as deltas from before (null if either is). */
+json_t *mmt_mutant_delta(const json_t *before, const json_t *after);
+
+/* Name list for messages and --list: "tlb_flush_pending, ...". */
+const char *mmt_mutant_names(void);
+
+#endif
