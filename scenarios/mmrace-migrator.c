@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmrace migrator: a second process that maps the same memfd and moves
+ * the hot pages while the protector's mprotect walk is in progress.
+ *
+ * Why a process: migration from inside the writers' process (mbind,
+ * move_pages of our own mm) takes that mm's mmap_lock, and mprotect holds
+ * it for writing from tlb_gather_mmu() to tlb_finish_mmu(): exactly the
+ * pending-flush window of 20841405940e.  The two would be serialised and
+ * the race could never happen.  A second mm has its own mmap_lock; the
+ * kernel's rmap walk (try_to_migrate_one) still reaches the writers'
+ * PTEs, and that is where the fix's pte_accessible() check lives.
+ * Moving pages mapped by another process needs MPOL_MF_MOVE_ALL, hence
+ * CAP_SYS_NICE.
+ *
+ * Per walk n: touch the hot pages (a shared mapping is not inherited
+ * populated), read their PFNs, say ready, wait for walk n to start (spin,
+ * then a futex, so a migrator sharing a writer's CPU does not steal it),
+ * wait a random delay below the walk's measured length, migrate, read the
+ * PFNs again and say done.  m0/m1 bracket the migrate call, so the
+ * protector can tell a migration inside its walk from one outside.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <numaif.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch/barrier.h"
+#include "clock.h"
+#include "mix.h"
+#include "mmrace.h"
+
+#define SPIN_BEFORE_SLEEP_NS 20000ull
+
+static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, addr, op, val, ts, NULL, 0);
+}
+
+/* Waits until walk n has started; false if told to stop or orphaned. */
+static bool wait_walk(struct mmr_ctl *c, uint32_t n, pid_t parent)
+{
+	uint64_t t0 = mmt_now_ns();
+
+	while (__atomic_load_n(&c->walk_seq, __ATOMIC_ACQUIRE) < n) {
+		if (READ_ONCE(c->stop) || getppid() != parent)
+			return false;
+		if (mmt_now_ns() - t0 < SPIN_BEFORE_SLEEP_NS) {
+			cpu_relax();
+			continue;
+		}
+		{
+			/* Dekker with the protector: it stores walk_seq then
+			 * reads child_sleeping; we store child_sleeping then
+			 * read walk_seq (FUTEX_WAIT compares it atomically). */
+			struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+			__atomic_store_n(&c->child_sleeping, 1, __ATOMIC_SEQ_CST);
+			futex(&c->walk_seq, FUTEX_WAIT, n - 1, &ts);
+			__atomic_store_n(&c->child_sleeping, 0, __ATOMIC_SEQ_CST);
+		}
+	}
+	return true;
+}
+
+static void read_pfns(int fd, char *base, unsigned n, uint64_t *out)
+{
+	for (unsigned i = 0; i < n; i++)
+		out[i] = mmr_read_pfn(fd, base + (size_t)i * MMR_PAGE);
+}
+
+static long migrate(const struct mmr_priv *p, char *base, uint64_t n, void **pages, int *nodes,
+		    int *status)
+{
+	if (p->nodes > 1) {
+		int target = p->node_ids[n % (uint64_t)p->nodes];
+
+		for (unsigned i = 0; i < p->hot; i++)
+			nodes[i] = target;
+		return move_pages(0, p->hot, pages, nodes, status, MPOL_MF_MOVE_ALL);
+	}
+	/* One node: MPOL_LOCAL with a move still gives every page a new
+	 * frame (the empty local mask makes every page "misplaced"). */
+	return mbind(base, (size_t)p->hot * MMR_PAGE, MPOL_LOCAL, NULL, 0, MPOL_MF_MOVE_ALL);
+}
+
+static void child_main(struct mmr_priv *p, pid_t parent)
+{
+	struct mmr_ctl *c = p->ctl;
+	char *base = p->region;	/* our own mapping of it: fork copied the VMA, RW */
+	void *pages[MMR_MAX_HOT];
+	int nodes[MMR_MAX_HOT], status[MMR_MAX_HOT];
+	uint64_t seed = p->run->seed ^ 0x6d6967726174ull;
+	int fd;
+	cpu_set_t set;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(0);
+	signal(SIGSEGV, SIG_DFL);
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	/* The CPU is known once the workers are placed. */
+	while (READ_ONCE(c->stop) == 0 && READ_ONCE(c->child_cpu) < 0 && getppid() == parent)
+		usleep(100);
+	CPU_ZERO(&set);
+	CPU_SET(READ_ONCE(c->child_cpu) < 0 ? 0 : READ_ONCE(c->child_cpu), &set);
+	sched_setaffinity(0, sizeof(set), &set);
+	for (unsigned i = 0; i < p->hot; i++)
+		pages[i] = base + (size_t)i * MMR_PAGE;
+
+	for (uint64_t n = 1; !READ_ONCE(c->stop); n++) {
+		uint64_t moved = 0, delay, t;
+		long rc;
+
+		for (unsigned i = 0; i < p->hot; i++)
+			(void)READ_ONCE(*(volatile uint64_t *)pages[i]);
+		read_pfns(fd, base, p->hot, c->pfn_before);
+		smp_store_release(&c->child_ready, n);
+		if (!wait_walk(c, (uint32_t)n, parent) || READ_ONCE(c->stop))
+			break;
+		if (p->variant == V_MIGRATE_AFTER_WALK)
+			/* The control: only once mprotect has returned, its
+			 * flush done, so no flush can be pending. */
+			while (smp_load_acquire(&c->epoch) < 4 * n - 2 && !READ_ONCE(c->stop))
+				cpu_relax();
+		delay = READ_ONCE(c->delay_max_cycles);
+		seed = mmt_mix64(seed);
+		t = mmt_cycles() + (delay ? seed % (delay + 1) : 0);
+		while ((int64_t)(mmt_cycles() - t) < 0)
+			cpu_relax();
+		c->m0 = mmt_cycles();
+		rc = migrate(p, base, n, pages, nodes, status);
+		c->m1 = mmt_cycles();
+		c->migrate_calls++;
+		if (rc < 0) {
+			c->migrate_errors++;
+			c->last_errno = errno;
+		}
+		read_pfns(fd, base, p->hot, c->pfn_after);
+		for (unsigned i = 0; i < p->hot; i++)
+			moved += c->pfn_before[i] && c->pfn_after[i] && c->pfn_before[i] != c->pfn_after[i];
+		c->moved = moved;
+		c->pages_moved += moved;
+		if (p->nodes > 1)
+			c->moved_to[n % (uint64_t)p->nodes] += moved;
+		smp_store_release(&c->child_done, n);
+	}
+	_exit(0);
+}
+
+int mmr_migrator_start(struct mmr_priv *p, char *err, size_t len)
+{
+	pid_t parent = getpid(), pid;
+
+	p->ctl->child_cpu = -1;
+	pid = fork();
+	if (pid < 0) {
+		snprintf(err, len, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0)
+		child_main(p, parent);
+	p->child = pid;
+	return 0;
+}
+
+bool mmr_migrator_alive(struct mmr_priv *p)
+{
+	return p->child > 0 && waitpid(p->child, NULL, WNOHANG) == 0;
+}
+
+const char *mmr_migrator_stop(struct mmr_priv *p)
+{
+	static char why[96];
+	int status = 0;
+	pid_t r = 0;
+
+	if (p->child <= 0)
+		return NULL;
+	WRITE_ONCE(p->ctl->stop, 1);
+	__atomic_store_n(&p->ctl->walk_seq, UINT32_MAX, __ATOMIC_SEQ_CST);
+	futex(&p->ctl->walk_seq, FUTEX_WAKE, 1, NULL);
+	for (uint64_t t0 = mmt_now_ns(); mmt_now_ns() - t0 < MMR_WAIT_NS;) {
+		r = waitpid(p->child, &status, WNOHANG);
+		if (r)
+			break;
+		usleep(1000);
+	}
+	if (r == 0) {
+		kill(p->child, SIGKILL);
+		waitpid(p->child, &status, 0);
+		snprintf(why, sizeof(why), "the migrator process did not exit within %llu s and was killed",
+			 (unsigned long long)(MMR_WAIT_NS / 1000000000ull));
+		p->child = 0;
+		return why;
+	}
+	p->child = 0;
+	if (r < 0 || (WIFEXITED(status) && !WEXITSTATUS(status)))
+		return NULL;
+	snprintf(why, sizeof(why), "the migrator process died (%s %d)",
+		 WIFSIGNALED(status) ? "signal" : "exit", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
+	return why;
+}

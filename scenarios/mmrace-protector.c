@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmrace protector: per iteration n, mprotect(PROT_NONE) of the whole walk
+ * (the hot pages first, then cold populated pages, so the pending-flush
+ * window lasts while the walk crosses them), wait for the migrator and for
+ * every writer to have faulted (their TLBs are flushed), restore access,
+ * and let the writers check their words.  The injector replaces the
+ * migrator by a copy-and-remap done in user space (broken-stale-mapping).
+ * The compactor writes /proc/sys/vm/compact_memory meanwhile.
+ */
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arch/barrier.h"
+#include "clock.h"
+#include "mmrace.h"
+
+/* Waits for *x >= v (bounded); on timeout records what it waited for. */
+static bool wait_for(struct mmr_priv *p, const uint64_t *x, uint64_t v, const char *what)
+{
+	uint64_t t0 = mmt_now_ns();
+
+	for (unsigned spins = 0; smp_load_acquire(x) < v; spins++) {
+		if (mmt_now_ns() - t0 > MMR_WAIT_NS) {
+			if (!p->wait_timeouts++)
+				snprintf(p->wait_timeout_what, sizeof(p->wait_timeout_what),
+					 "%s (iteration %llu) for more than %llu s", what,
+					 (unsigned long long)v, (unsigned long long)(MMR_WAIT_NS / 1000000000ull));
+			return false;
+		}
+		if (spins > 64)
+			sched_yield();	/* actors may share this CPU */
+		else
+			cpu_relax();
+	}
+	return true;
+}
+
+/* Every live writer's field at offset off (fault_seen or acked) >= v. */
+static bool wait_writers(struct mmr_priv *p, size_t off, uint64_t v, const char *what)
+{
+	bool all = true;
+
+	for (unsigned w = 0; w < p->nwriters; w++) {
+		struct mmr_writer *ws = &p->ws[w];
+
+		if (ws->crashed || ws->stuck)
+			continue;
+		all &= wait_for(p, (const uint64_t *)((char *)ws + off), v, what);
+	}
+	return all;
+}
+
+#define WAIT_WRITERS(p, field, v, what) wait_writers(p, offsetof(struct mmr_writer, field), v, what)
+
+static void check_victims(struct mmr_priv *p, uint64_t n)
+{
+	size_t len = MMR_VICTIM_PAGES * MMR_PAGE;
+	uint64_t *v = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	if (v == MAP_FAILED)
+		return;
+	/* Fresh pages are often the frames migration just freed: a writer's
+	 * tag in one is a store through a stale translation. */
+	p->victim_checks++;
+	mmr_find_foreign(p, v, len, n);
+	munmap(v, len);
+}
+
+/*
+ * The guard: the shortest mprotect(PROT_NONE) of the hot pages alone, so
+ * an upper bound on the time from mprotect's entry to the hot PTEs being
+ * changed, and from its flush to its return.  A migration counts as inside
+ * the walk only if it began more than this after the walk's start and
+ * ended more than this before its return.  Measured before any writer runs.
+ */
+uint64_t mmr_calibrate_guard(struct mmr_priv *p)
+{
+	uint64_t best = UINT64_MAX;
+
+	for (int i = 0; i < 32; i++) {
+		uint64_t t0 = mmt_cycles(), t1;
+
+		mprotect(p->region, (size_t)p->hot * MMR_PAGE, PROT_NONE);
+		t1 = mmt_cycles();
+		mprotect(p->region, (size_t)p->hot * MMR_PAGE, PROT_READ | PROT_WRITE);
+		if (t1 - t0 < best)
+			best = t1 - t0;
+	}
+	return best;
+}
+
+static void start_walk(struct mmr_priv *p, uint64_t n)
+{
+	struct mmr_ctl *c = p->ctl;
+
+	__atomic_store_n(&c->walk_seq, (uint32_t)n, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&c->child_sleeping, __ATOMIC_SEQ_CST))
+		syscall(SYS_futex, &c->walk_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
+}
+
+static void end_iteration(struct mmr_priv *p, uint64_t n)
+{
+	const uint64_t target = p->run->opt[OPT_TARGET_WINDOW];
+
+	smp_store_release(&p->ctl->epoch, 4 * n);	/* open */
+	p->iterations = n;
+	if ((target && p->in_window >= target) || (p->run->iterations && n >= p->run->iterations))
+		mmt_request_stop();
+}
+
+void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
+{
+	struct mmr_ctl *c = p->ctl;
+	const bool migrate = p->child > 0;
+	const bool lie = p->variant == V_BROKEN_EARLY_EPOCH;
+	const size_t len = (size_t)p->walk * MMR_PAGE;
+	const uint64_t g = p->guard_cycles;
+
+	for (uint64_t n = 1; !mmt_should_stop(); n++) {
+		uint64_t p0, p1;
+
+		if (!WAIT_WRITERS(p, acked, n - 1, "a writer to check its words after the walk"))
+			break;
+		if (migrate && !wait_for(p, &c->child_ready, n, "the migrator to be ready"))
+			break;
+		/* Land the migration anywhere in the walk (LTP fuzzy-sync
+		 * style): a random delay below the walk's length less the
+		 * migration's. */
+		WRITE_ONCE(c->delay_max_cycles, p->walk_cycles_ema > p->migrate_cycles_ema ?
+			   (uint64_t)(p->walk_cycles_ema - p->migrate_cycles_ema) : 0);
+		/* broken-early-epoch lies: "returned" before the call. */
+		smp_store_release(&c->epoch, lie ? 4 * n - 2 : 4 * n - 3);
+		p0 = mmt_cycles();
+		if (migrate)
+			start_walk(p, n);
+		mprotect(p->region, len, PROT_NONE);
+		p1 = mmt_cycles();
+		smp_store_release(&c->epoch, 4 * n - 2);	/* protected, flushed */
+		p->mprotect_calls++;
+		p->walk_cycles_ema = p->walk_cycles_ema ? p->walk_cycles_ema * 0.9 + 0.1 * (double)(p1 - p0)
+							: (double)(p1 - p0);
+		if (migrate && wait_for(p, &c->child_done, n, "the migrator to finish its move")) {
+			uint64_t m0 = c->m0, m1 = c->m1, moved = c->moved;
+
+			p->migrate_cycles_ema = p->migrate_cycles_ema ?
+				p->migrate_cycles_ema * 0.9 + 0.1 * (double)(m1 - m0) : (double)(m1 - m0);
+			if (moved && m0 > p0 + g && m1 + g < p1)
+				p->in_window += moved;
+			else
+				p->outside_window += moved;
+			if (moved)
+				check_victims(p, n);
+		}
+		/* Every writer has faulted: its TLB entries for the walk are
+		 * gone, so what it reads after access is back is the memory. */
+		WAIT_WRITERS(p, fault_seen, n, "a writer to fault on the protected walk");
+		smp_store_release(&c->epoch, 4 * n - 1);	/* restoring */
+		mprotect(p->region, len, PROT_READ | PROT_WRITE);
+		p->mprotect_calls++;
+		end_iteration(p, n);
+	}
+	WAIT_WRITERS(p, acked, p->iterations, "a writer to check its words after the last walk");
+	wk->ops = p->iterations;
+}
+
+/*
+ * broken-stale-mapping, per iteration: protect the walk (writers park in
+ * their handlers), look in the frames the last injection gave to a "new
+ * owner" for the writers' stale stores, then "migrate" the hot pages in
+ * user space: copy them into the other memfd, map that in their place and
+ * zero the old frames.  Each writer then makes --inject-stores stores
+ * through the old mapping, as through a stale TLB entry: lost from the
+ * region (its next check finds them) and found in the new owner's frames.
+ */
+void mmr_injector(struct mmr_priv *p, struct mmt_worker *wk)
+{
+	struct mmr_ctl *c = p->ctl;
+	const size_t len = (size_t)p->walk * MMR_PAGE, hot = (size_t)p->hot * MMR_PAGE;
+
+	for (uint64_t n = 1; !mmt_should_stop(); n++) {
+		int next = !p->current;
+
+		if (!WAIT_WRITERS(p, acked, n - 1, "a writer to check its words after the walk"))
+			break;
+		smp_store_release(&c->epoch, 4 * n - 3);
+		mprotect(p->region, len, PROT_NONE);
+		smp_store_release(&c->epoch, 4 * n - 2);
+		p->mprotect_calls++;
+		if (!WAIT_WRITERS(p, fault_seen, n, "a writer to fault on the protected walk")) {
+			smp_store_release(&c->epoch, 4 * n - 1);
+			mprotect(p->region, len, PROT_READ | PROT_WRITE);
+			end_iteration(p, n);
+			break;
+		}
+		mmr_find_foreign(p, (const uint64_t *)p->view[next], hot, n);
+		memcpy(p->view[next], p->view[p->current], hot);
+		mmap(p->region, hot, PROT_NONE, MAP_SHARED | MAP_FIXED, p->memfd[next], 0);
+		memset(p->view[p->current], 0, hot);
+		p->current = next;
+		for (unsigned w = 0; w < p->nwriters; w++) {
+			unsigned k = (unsigned)p->run->opt[OPT_INJECT_STORES];
+
+			p->ws[w].stale_left = k < p->ws[w].nwords ? k : p->ws[w].nwords;
+		}
+		smp_store_release(&c->epoch, 4 * n - 1);
+		mprotect(p->region, len, PROT_READ | PROT_WRITE);
+		p->mprotect_calls++;
+		end_iteration(p, n);
+	}
+	WAIT_WRITERS(p, acked, p->iterations, "a writer to check its words after the last walk");
+	wk->ops = p->iterations;
+}
+
+void *mmr_compactor(void *arg)
+{
+	struct mmr_priv *p = arg;
+
+	while (!READ_ONCE(p->ctl->stop)) {
+		int fd = open("/proc/sys/vm/compact_memory", O_WRONLY | O_CLOEXEC);
+
+		if (fd < 0)
+			break;
+		if (write(fd, "1", 1) == 1)
+			p->compact_calls++;
+		close(fd);
+		usleep(20000);
+	}
+	return NULL;
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mmrace internals, shared by its actors: the descriptor and results
+ * (mmrace.c), the writers (mmrace-writer.c), the protector and injector
+ * (mmrace-protector.c) and the migrator process (mmrace-migrator.c).
+ */
+#ifndef MMT_MMRACE_H
+#define MMT_MMRACE_H
+
+#include <jansson.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "compiler.h"
+#include "kstate.h"
+#include "scenario.h"
+
+enum mmrace_variant {
+	V_RACE,
+	V_RACE_THP,
+	V_MIGRATE_AFTER_WALK,
+	V_BROKEN_STALE_MAPPING,
+	V_BROKEN_EARLY_EPOCH,
+	NR_VARIANTS
+};
+
+enum { OPT_HOT_PAGES, OPT_WALK_PAGES, OPT_COMPACT, OPT_NUMA_BALANCING, OPT_TARGET_WINDOW,
+       OPT_INJECT_STORES, NR_OPTIONS };
+
+enum { OUT_VERIFIED, OUT_LOST, OUT_FOREIGN, OUT_STALE_TLB, OUT_CRASH, OUT_SPLAT, NR_OUTCOMES };
+
+#define MMR_PAGE 4096ul
+#define MMR_WORDS_PER_PAGE (MMR_PAGE / 8)
+#define MMR_LINE_WORDS 8		/* a writer's words come in whole cache lines */
+#define MMR_LINES_PER_WRITER 4		/* of each hot page: 8 writers fill 32 of 64 */
+#define MMR_MAX_WRITERS 8
+#define MMR_MAX_HOT 512			/* hot pages: 2 MiB, one huge page */
+#define MMR_MAX_MISMATCHES 16
+#define MMR_MAX_NODES 64
+#define MMR_VICTIM_PAGES 64
+
+/* Epoch phases, per protector iteration n: 4n-3 walk running (mprotect to
+ * PROT_NONE in progress), 4n-2 protected (mprotect returned: flushed),
+ * 4n-1 restoring, 4n open.  Iteration of an epoch: (e + 3) / 4. */
+#define MMR_PHASE(e) ((e) & 3)
+#define MMR_ITER(e) (((e) + 3) / 4)
+
+/* Bounds on every wait, and what the run says when one runs out. */
+#define MMR_WAIT_NS 2000000000ull	/* an actor's step */
+#define MMR_HANDLER_WAIT_NS 10000000000ull	/* a writer for access to return */
+
+/*
+ * Shared with the migrator process: MAP_SHARED anonymous memory, so the
+ * fork()ed child sees the parent's stores.  Written by one side each.
+ */
+struct mmr_ctl {
+	uint64_t epoch __mmt_aligned;	/* protector */
+	uint32_t walk_seq;		/* protector: futex word, = n at walk n's start */
+	uint32_t child_sleeping;	/* child: about to wait on walk_seq */
+	uint64_t delay_max_cycles;	/* protector: bound of the child's random delay */
+	int stop;			/* parent: the child exits */
+	int child_cpu;			/* parent: where the child runs, -1 until known */
+	uint64_t child_ready __mmt_aligned;	/* child: PFNs read, waiting for walk n */
+	uint64_t child_done;		/* child: walk n's migration finished */
+	uint64_t m0, m1;		/* child: its migrate call, mmt_cycles() */
+	uint64_t moved;			/* child: hot pages whose PFN changed in walk n */
+	uint64_t migrate_calls, migrate_errors, pages_moved;
+	int last_errno;
+	uint64_t moved_to[MMR_MAX_NODES];	/* by target node index */
+	uint64_t pfn_before[MMR_MAX_HOT], pfn_after[MMR_MAX_HOT];
+};
+
+struct mmr_mismatch {
+	uint64_t page, word, writer, iteration, expected, found;
+	uint64_t pfn_before, pfn_after;	/* the migrator's, around walk 'iteration' */
+	uint64_t pfn_now;		/* the writer's view when it was found */
+	int cpu;
+	bool foreign;
+};
+
+struct mmr_writer {
+	/* The ledger: ledger[k] is the last value this writer stored to its
+	 * k-th word.  Private memory, never protected or migrated. */
+	uint64_t *ledger;
+	uint64_t **words;		/* the k-th word's address in the region */
+	unsigned nwords;
+	uint64_t seq;
+	uint64_t stores, faults, window_writes, stale_violations, verified, lost;
+	uint64_t fault_seen __mmt_aligned;	/* last iteration it faulted in */
+	uint64_t acked;			/* last iteration it verified after */
+	uint64_t stale_left, stale_stores;	/* broken-stale-mapping */
+	uint64_t first_lost_ns, first_lost_iter;
+	int cpu;
+	volatile sig_atomic_t faulted;
+	bool crashed, stuck, stale_hold;
+	uintptr_t crash_addr;
+	sigjmp_buf crash_env;
+} __mmt_aligned;
+
+struct mmr_priv {
+	int variant;
+	struct mmt_run *run;
+	struct mmr_ctl *ctl;
+	unsigned hot, walk;		/* pages: hot ones first in every walk */
+	char *region;			/* the writers' view of memfd[current] */
+	size_t region_len;
+	int memfd[2];			/* [1]: broken-stale-mapping's copy */
+	char *view[2];
+	int current;
+	unsigned nwriters;
+	struct mmr_writer *ws;
+	int nodes, node_ids[MMR_MAX_NODES];
+	bool root, pagemap;
+	int pagemap_fd;
+	pid_t child;
+	json_t *actors;
+	uint64_t guard_cycles;		/* a one-walk mprotect of the hot pages alone */
+	double walk_cycles_ema, migrate_cycles_ema;
+	/* results */
+	uint64_t iterations, mprotect_calls, in_window, outside_window, compact_calls, victim_checks;
+	uint64_t wait_timeouts;
+	char wait_timeout_what[120];
+	uint64_t outcomes[NR_OUTCOMES];
+	struct mmr_mismatch mismatch[MMR_MAX_MISMATCHES];
+	unsigned nr_mismatches;
+	pthread_mutex_t mismatch_lock;
+	uint64_t start_ns;
+	json_t *kbefore, *mutant_before;
+	struct mmt_kernel_health health;
+};
+
+extern const struct mmt_variant mmr_variants[NR_VARIANTS];
+extern struct mmr_priv *mmr_active;	/* for the SIGSEGV handler */
+
+/* mmrace-writer.c */
+void mmr_writer_main(struct mmr_priv *p, unsigned w);
+int mmr_install_segv(struct mmr_priv *p);
+void mmr_remove_segv(void);
+uint64_t mmr_verify_words(struct mmr_priv *p, struct mmr_writer *ws, unsigned w, uint64_t iteration);
+void mmr_record_mismatch(struct mmr_priv *p, const struct mmr_mismatch *m);
+void mmr_find_foreign(struct mmr_priv *p, const uint64_t *v, size_t len, uint64_t iteration);
+uint64_t mmr_read_pfn(int fd, const void *addr);
+
+/* mmrace-protector.c */
+void mmr_protector(struct mmr_priv *p, struct mmt_worker *w);
+void mmr_injector(struct mmr_priv *p, struct mmt_worker *w);
+void *mmr_compactor(void *arg);
+uint64_t mmr_calibrate_guard(struct mmr_priv *p);
+
+/* mmrace-migrator.c */
+int mmr_migrator_start(struct mmr_priv *p, char *err, size_t len);
+/* Ends the child; returns a reason if it died on its own, else NULL. */
+const char *mmr_migrator_stop(struct mmr_priv *p);
+bool mmr_migrator_alive(struct mmr_priv *p);
+
+/* A writer's tag: writer w's value number seq (seq < 2^56). */
+static inline uint64_t mmr_tag(unsigned w, uint64_t seq)
+{
+	return ((uint64_t)(w + 1) << 56) | (seq & ((1ull << 56) - 1));
+}
+
+#endif
