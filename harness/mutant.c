@@ -140,9 +140,17 @@ static int apply_one(const struct mmt_mutant *m, int on, char *err, size_t len)
 	return mmt_sysctl_set(path, on ? "Y" : "N", err, len);
 }
 
+static int syntax_only(const struct mmt_mutant *m, int on, char *err, size_t len)
+{
+	(void)m, (void)on, (void)err, (void)len;
+	return 0;
+}
+
 int mmt_mutant_check(const char *list, char *err, size_t len)
 {
-	return each_item(list, err, len, check_one);
+	/* The whole list's syntax first: a typo is named as such, not as a
+	 * kernel without switches. */
+	return each_item(list, err, len, syntax_only) || each_item(list, err, len, check_one) ? -1 : 0;
 }
 
 int mmt_mutant_apply(const char *list, char *err, size_t len)

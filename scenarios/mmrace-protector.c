@@ -109,9 +109,14 @@ static void end_iteration(struct mmr_priv *p, uint64_t n)
 {
 	const uint64_t target = p->run->opt[OPT_TARGET_WINDOW];
 
+	bool lost = false;
+
 	smp_store_release(&p->ctl->epoch, 4 * n);	/* open */
 	p->iterations = n;
-	if ((target && p->in_window >= target) || (p->run->iterations && n >= p->run->iterations))
+	/* Writers check after this open: iteration n-1's losses are known. */
+	for (unsigned w = 0; w < p->nwriters && p->run->opt[OPT_STOP_ON_LOST]; w++)
+		lost |= READ_ONCE(p->ws[w].lost) != 0;
+	if ((target && p->in_window >= target) || lost || (p->run->iterations && n >= p->run->iterations))
 		mmt_request_stop();
 }
 

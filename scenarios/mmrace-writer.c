@@ -193,6 +193,8 @@ static void writer_loop(struct mmr_priv *p, struct mmr_writer *ws, unsigned w)
 				 * writer checks its words). */
 				while (MMR_PHASE(smp_load_acquire(&c->epoch)) != 2 && !READ_ONCE(c->stop))
 					cpu_relax();
+				if (READ_ONCE(c->stop))
+					return;	/* the final check finds them */
 				ws->stale_hold = false;
 			}
 			e1 = smp_load_acquire(&c->epoch);

@@ -77,6 +77,8 @@ static const struct mmt_option options[NR_OPTIONS] = {
 	[OPT_NUMA_BALANCING] = { "numa-balancing", "1: switch NUMA balancing on for the run (root)", 1, 0, 1 },
 	[OPT_TARGET_WINDOW] = { "target-window", "stop once this many pages migrated inside walks (0: run the whole duration)",
 		0, 0, UINT64_MAX },
+	[OPT_STOP_ON_LOST] = { "stop-on-lost", "1: end the run at the first lost write (time to it is recorded either way)",
+		0, 0, 1 },
 	[OPT_INJECT_STORES] = { "inject-stores", "broken-stale-mapping: stores each writer makes through the old mapping per injection (at most one per word)",
 		64, 1, 1000000 },
 };

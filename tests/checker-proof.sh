@@ -9,7 +9,7 @@ need_cpus 2 "the checker proof"
 
 for sc in $(scenarios); do
 	extra=
-	[ "$sc" = mmrace ] && extra="--region-mb 16"
+	[ "$sc" = mmrace ] && extra="--walk-pages 4096"
 	for v in $(variants_of "$sc" injected); do
 		for i in 1 2 3; do
 			f="$scratch/$sc-$v-$i.json"

@@ -57,22 +57,39 @@ ok $? "4-node guest: 4 nodes with a 4x4 distance table (rc $rc)"
 
 rm -f "$MMT_RESULTS_DIR"/*.json
 timeout 300 "$vm" --nodes 2 -- ./run-scenario mmrace --variant race --placement spread \
-	--duration 8s --region-mb 16 --protect-pages 1024 >"$scratch/out" 2>"$scratch/err"
+	--duration 8s --walk-pages 4096 >"$scratch/out" 2>"$scratch/err"
 rc=$?
 f=$(ls "$MMT_RESULTS_DIR"/mmrace-*.json 2>/dev/null | head -n 1)
 if [ -n "$f" ]; then
-	# Under TCG the window is hit in most runs but not all: inconclusive
-	# (77) is accepted here; the host test demands the overlap.
+	# Under TCG with two vCPUs the migrator shares the writer's CPU and
+	# the window is hit in most runs but not all: inconclusive (77) is
+	# accepted here; the host test and tests/mutant.sh demand it.
 	st=$(get "$f" runs.0.status)
 	{ [ "$rc" -eq 0 ] || [ "$rc" -eq 77 ]; } && { [ "$st" = ok ] || [ "$st" = inconclusive ]; } &&
 		[ "$(get "$f" runs.0.witnesses.count)" -eq 0 ]
-	ok $? "2-node guest: mmrace finds zero lost writes (rc $rc, $st, $(get "$f" runs.0.metrics.overlap_witnesses) overlap witnesses)"
+	ok $? "2-node guest: mmrace finds zero lost writes (rc $rc, $st, $(get "$f" runs.0.metrics.migrations_in_window) pages migrated inside walks)"
 	[ "$(get "$f" runs.0.metrics.pages_moved_to_node.0)" -gt 0 ] && [ "$(get "$f" runs.0.metrics.pages_moved_to_node.1)" -gt 0 ]
 	ok $? "2-node guest: pages moved both ways ($(get "$f" runs.0.metrics.pages_moved_to_node))"
 else
 	ok 1 "no mmrace results from the 2-node guest (rc $rc: $(tail -n 3 "$scratch/err"))"
 	ok 1 "no mmrace results"
 fi
+
+# --script, --append, --log: a shell script in the guest, an extra kernel
+# argument seen in /proc/cmdline, the console kept.
+printf 'cat /proc/cmdline\nhostname\nmmtorture --version\nexit 7\n' >"$scratch/guest.sh"
+timeout 300 "$vm" --nodes 1 --append mmt.test=1 --log "$scratch/console.log" --script "$scratch/guest.sh" \
+	>"$scratch/out" 2>"$scratch/err"
+rc=$?
+[ "$rc" -eq 7 ] && grep -q 'mmt.test=1' "$scratch/out" && grep -q '^mmt-vm-x86_64-1n2c$' "$scratch/out" &&
+	grep -q '^mmtorture ' "$scratch/out" && grep -q '@@MMT-CMDLINE .*mmt.test=1@@' "$scratch/console.log"
+ok $? "--script runs in the guest with its exit status, --append reaches /proc/cmdline, --log keeps the console (rc $rc)"
+"$vm" --script "$scratch/nope.sh" >/dev/null 2>"$scratch/err"
+[ $? -eq 2 ] && grep -q 'not a readable file' "$scratch/err"
+ok $? "--script of a missing file: exit 2 before anything boots"
+"$vm" --append "a'b" -- ./run-scenario --version >/dev/null 2>"$scratch/err"
+[ $? -eq 2 ]
+ok $? "--append with a quote: exit 2"
 
 # aarch64 guest: Debian's arm64 kernel and busybox, the cross-built harness
 if command -v qemu-system-aarch64 >/dev/null 2>&1 && dpkg --print-foreign-architectures 2>/dev/null | grep -qx arm64 &&

@@ -71,7 +71,7 @@ ok $? "compare: no '--' separator is a usage error"
 
 if [ "$ncpus" -ge 2 ]; then
 	run litmus --test SB,MP --primitives kernel --sync 2 --duration 100ms --output "$scratch/lit.json"
-	run mmrace --variant broken-stale-mapping --duration 200ms --region-mb 8 --output "$scratch/mm.json"
+	run mmrace --variant broken-stale-mapping --duration 200ms --walk-pages 2048 --output "$scratch/mm.json"
 fi
 "$S/report" --output "$scratch/rep.html" "$scratch/real.json" "$scratch/lit.json" "$scratch/mm.json" "$scratch/base" >/dev/null
 [ $? -eq 0 ] && [ -s "$scratch/rep.html" ] && [ -s "$scratch/rep.md" ]
