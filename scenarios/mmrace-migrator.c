@@ -27,6 +27,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -38,6 +39,7 @@
 #include "clock.h"
 #include "mix.h"
 #include "mmrace.h"
+#include "mutant.h"
 
 #define SPIN_BEFORE_SLEEP_NS 20000ull
 
@@ -72,6 +74,19 @@ static bool wait_walk(struct mmr_ctl *c, uint32_t n, pid_t parent)
 	return true;
 }
 
+/* The mutant kernel's count of PROT_NONE PTEs cleared with a flush
+ * pending (mutant.h), or -1 on an ordinary kernel. */
+static int64_t kernel_window(int fd)
+{
+	char buf[32];
+	ssize_t n = fd < 0 ? -1 : pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtoll(buf, NULL, 10);
+}
+
 static void read_pfns(int fd, char *base, unsigned n, uint64_t *out)
 {
 	for (unsigned i = 0; i < n; i++)
@@ -100,7 +115,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 	void *pages[MMR_MAX_HOT];
 	int nodes[MMR_MAX_HOT], status[MMR_MAX_HOT];
 	uint64_t seed = p->run->seed ^ 0x6d6967726174ull;
-	int fd;
+	int fd, kfd;
 	cpu_set_t set;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -108,6 +123,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 		_exit(0);
 	signal(SIGSEGV, SIG_DFL);
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	kfd = open(MMT_MUTANT_DIR "/tlb_flush_pending_window", O_RDONLY | O_CLOEXEC);
 	/* The CPU is known once the workers are placed. */
 	while (READ_ONCE(c->stop) == 0 && READ_ONCE(c->child_cpu) < 0 && getppid() == parent)
 		usleep(100);
@@ -119,11 +135,12 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 
 	for (uint64_t n = 1; !READ_ONCE(c->stop); n++) {
 		uint64_t moved = 0, delay, t;
+		int64_t k0, k1;
 		long rc;
 
 		for (unsigned i = 0; i < p->hot; i++)
 			(void)READ_ONCE(*(volatile uint64_t *)pages[i]);
-		read_pfns(fd, base, p->hot, c->pfn_before);
+		read_pfns(fd, base, p->hot, c->pfn_before[n & 1]);
 		smp_store_release(&c->child_ready, n);
 		if (!wait_walk(c, (uint32_t)n, parent) || READ_ONCE(c->stop))
 			break;
@@ -132,22 +149,26 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 			 * flush done, so no flush can be pending. */
 			while (smp_load_acquire(&c->epoch) < 4 * n - 2 && !READ_ONCE(c->stop))
 				cpu_relax();
-		delay = READ_ONCE(c->delay_max_cycles);
+		delay = READ_ONCE(c->delay_max_ns);
 		seed = mmt_mix64(seed);
-		t = mmt_cycles() + (delay ? seed % (delay + 1) : 0);
-		while ((int64_t)(mmt_cycles() - t) < 0)
+		t = mmt_now_ns() + (delay ? seed % (delay + 1) : 0);
+		while ((int64_t)(mmt_now_ns() - t) < 0)
 			cpu_relax();
-		c->m0 = mmt_cycles();
+		k0 = kernel_window(kfd);
+		c->m0 = mmt_now_ns();
 		rc = migrate(p, base, n, pages, nodes, status);
-		c->m1 = mmt_cycles();
+		c->m1 = mmt_now_ns();
+		k1 = kernel_window(kfd);
+		c->kwindow = k0 < 0 || k1 < 0 ? -1 : k1 - k0;
 		c->migrate_calls++;
 		if (rc < 0) {
 			c->migrate_errors++;
 			c->last_errno = errno;
 		}
-		read_pfns(fd, base, p->hot, c->pfn_after);
+		read_pfns(fd, base, p->hot, c->pfn_after[n & 1]);
 		for (unsigned i = 0; i < p->hot; i++)
-			moved += c->pfn_before[i] && c->pfn_after[i] && c->pfn_before[i] != c->pfn_after[i];
+			moved += c->pfn_before[n & 1][i] && c->pfn_after[n & 1][i] &&
+				 c->pfn_before[n & 1][i] != c->pfn_after[n & 1][i];
 		c->moved = moved;
 		c->pages_moved += moved;
 		if (p->nodes > 1)

@@ -85,10 +85,10 @@ uint64_t mmr_calibrate_guard(struct mmr_priv *p)
 	uint64_t best = UINT64_MAX;
 
 	for (int i = 0; i < 32; i++) {
-		uint64_t t0 = mmt_cycles(), t1;
+		uint64_t t0 = mmt_now_ns(), t1;
 
 		mprotect(p->region, (size_t)p->hot * MMR_PAGE, PROT_NONE);
-		t1 = mmt_cycles();
+		t1 = mmt_now_ns();
 		mprotect(p->region, (size_t)p->hot * MMR_PAGE, PROT_READ | PROT_WRITE);
 		if (t1 - t0 < best)
 			best = t1 - t0;
@@ -126,7 +126,7 @@ void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
 	const bool migrate = p->child > 0;
 	const bool lie = p->variant == V_BROKEN_EARLY_EPOCH;
 	const size_t len = (size_t)p->walk * MMR_PAGE;
-	const uint64_t g = p->guard_cycles;
+	const uint64_t g = p->guard_ns;
 
 	for (uint64_t n = 1; !mmt_should_stop(); n++) {
 		uint64_t p0, p1;
@@ -138,28 +138,31 @@ void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
 		/* Land the migration anywhere in the walk (LTP fuzzy-sync
 		 * style): a random delay below the walk's length less the
 		 * migration's. */
-		WRITE_ONCE(c->delay_max_cycles, p->walk_cycles_ema > p->migrate_cycles_ema ?
-			   (uint64_t)(p->walk_cycles_ema - p->migrate_cycles_ema) : 0);
+		WRITE_ONCE(c->delay_max_ns, p->walk_ns_ema > p->migrate_ns_ema ?
+			   (uint64_t)(p->walk_ns_ema - p->migrate_ns_ema) : 0);
 		/* broken-early-epoch lies: "returned" before the call. */
 		smp_store_release(&c->epoch, lie ? 4 * n - 2 : 4 * n - 3);
-		p0 = mmt_cycles();
+		p0 = mmt_now_ns();
 		if (migrate)
 			start_walk(p, n);
 		mprotect(p->region, len, PROT_NONE);
-		p1 = mmt_cycles();
+		p1 = mmt_now_ns();
 		smp_store_release(&c->epoch, 4 * n - 2);	/* protected, flushed */
 		p->mprotect_calls++;
-		p->walk_cycles_ema = p->walk_cycles_ema ? p->walk_cycles_ema * 0.9 + 0.1 * (double)(p1 - p0)
+		p->walk_ns_ema = p->walk_ns_ema ? p->walk_ns_ema * 0.9 + 0.1 * (double)(p1 - p0)
 							: (double)(p1 - p0);
 		if (migrate && wait_for(p, &c->child_done, n, "the migrator to finish its move")) {
 			uint64_t m0 = c->m0, m1 = c->m1, moved = c->moved;
 
-			p->migrate_cycles_ema = p->migrate_cycles_ema ?
-				p->migrate_cycles_ema * 0.9 + 0.1 * (double)(m1 - m0) : (double)(m1 - m0);
+			p->migrate_ns_ema = p->migrate_ns_ema ?
+				p->migrate_ns_ema * 0.9 + 0.1 * (double)(m1 - m0) : (double)(m1 - m0);
 			if (moved && m0 > p0 + g && m1 + g < p1)
 				p->in_window += moved;
 			else
 				p->outside_window += moved;
+			/* The kernel's own word, where it can give it. */
+			p->kernel_in_window = c->kwindow < 0 || p->kernel_in_window < 0 ? -1 :
+					      p->kernel_in_window + c->kwindow;
 			if (moved)
 				check_victims(p, n);
 		}

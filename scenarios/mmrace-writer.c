@@ -88,8 +88,8 @@ uint64_t mmr_verify_words(struct mmr_priv *p, struct mmr_writer *ws, unsigned w,
 			struct mmr_mismatch m = {
 				.page = page, .word = ((uintptr_t)ws->words[k] % MMR_PAGE) / 8, .writer = w,
 				.iteration = iteration, .expected = want, .found = got,
-				.pfn_before = page < MMR_MAX_HOT ? p->ctl->pfn_before[page] : 0,
-				.pfn_after = page < MMR_MAX_HOT ? p->ctl->pfn_after[page] : 0,
+				.pfn_before = page < MMR_MAX_HOT ? p->ctl->pfn_before[iteration & 1][page] : 0,
+				.pfn_after = page < MMR_MAX_HOT ? p->ctl->pfn_after[iteration & 1][page] : 0,
 				.pfn_now = mmr_read_pfn(p->pagemap ? p->pagemap_fd : -1, ws->words[k]),
 				.cpu = ws->cpu,
 			};

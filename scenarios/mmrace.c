@@ -220,8 +220,6 @@ static void choose_actors(struct mmr_priv *p)
 	else if (!p->root)
 		actor(p, "migrator", false,
 		      "needs root: moving pages shared with another process needs CAP_SYS_NICE (MPOL_MF_MOVE_ALL)");
-	else if (!mmt_cycles_synchronised())
-		actor(p, "migrator", false, "the cycle counter is not synchronised across CPUs: the window cannot be timed");
 	else
 		actor(p, "migrator", true, NULL);
 	if (injected || !run->opt[OPT_COMPACT])
@@ -286,7 +284,8 @@ static int mmrace_prepare(struct mmt_run *run)
 	if (p->nodes == 0)
 		p->node_ids[p->nodes++] = 0;
 	choose_actors(p);
-	p->guard_cycles = mmr_calibrate_guard(p);
+	p->guard_ns = mmr_calibrate_guard(p);
+	p->kernel_in_window = access(MMT_MUTANT_DIR "/tlb_flush_pending_window", R_OK) ? -1 : 0;
 	if (mmr_install_segv(p))
 		return -1;
 	p->kbefore = mmt_kstate_counters(kprefix);
@@ -395,6 +394,9 @@ static void judge(struct mmt_run *run, struct mmr_priv *p, const char *child_dea
 			     shmem_pmd_kb());
 	else if (p->variant == V_MIGRATE_AFTER_WALK && !c->pages_moved)
 		inconclusive(run, "no page was migrated (%llu migrate calls)", (unsigned long long)c->migrate_calls);
+	else if (p->variant != V_MIGRATE_AFTER_WALK && p->kernel_in_window == 0)
+		inconclusive(run, "the mutant kernel saw no PROT_NONE PTE cleared with a flush pending during the migrator's calls (%llu pages moved, %llu by the timestamps inside a walk)",
+			     (unsigned long long)c->pages_moved, (unsigned long long)p->in_window);
 	else if (p->variant != V_MIGRATE_AFTER_WALK && !p->in_window)
 		inconclusive(run, "no migration began and ended inside an mprotect walk (%llu pages moved, all outside)",
 			     (unsigned long long)c->pages_moved);
@@ -411,7 +413,6 @@ static void mmrace_verify(struct mmt_run *run)
 	uint64_t stores = 0, faults = 0, window = 0, stale = 0, injected = 0, crashes = 0, stuck = 0;
 	uint64_t lost = 0, first_lost_ns = 0, first_lost_iter = 0;
 	json_t *m = run->metrics, *mism = json_array(), *crash = json_null(), *health, *after, *mut;
-	double cpn = run->cycles_per_ns;
 
 	/* The words written since each writer's last check (writers have
 	 * stopped, access is open), and the injector's last old frames. */
@@ -461,15 +462,15 @@ static void mmrace_verify(struct mmt_run *run)
 	set_int(m, "walk_pages", p->walk);
 	set_int(m, "iterations", p->iterations);
 	set_int(m, "mprotect_calls", p->mprotect_calls);
-	json_object_set_new(m, "walk_mean_us", json_real(p->walk_cycles_ema / cpn / 1000));
-	json_object_set_new(m, "guard_us", json_real((double)p->guard_cycles / cpn / 1000));
+	json_object_set_new(m, "walk_mean_us", json_real(p->walk_ns_ema / 1000));
+	json_object_set_new(m, "guard_us", json_real((double)p->guard_ns / 1000));
 	if (actor_on(p, "migrator")) {
 		json_t *to = json_object();
 
 		set_int(m, "migrate_calls", c->migrate_calls);
 		set_int(m, "migrate_errors", c->migrate_errors);
 		json_object_set_new(m, "migrate_last_error", c->migrate_errors ? json_string(strerror(c->last_errno)) : json_null());
-		json_object_set_new(m, "migrate_mean_us", json_real(p->migrate_cycles_ema / cpn / 1000));
+		json_object_set_new(m, "migrate_mean_us", json_real(p->migrate_ns_ema / 1000));
 		set_int(m, "pages_moved", c->pages_moved);
 		for (int i = 0; p->nodes > 1 && i < p->nodes; i++) {
 			char key[16];
@@ -483,6 +484,9 @@ static void mmrace_verify(struct mmt_run *run)
 	}
 	set_int(m, "migrations_in_window", p->in_window);
 	set_int(m, "migrations_outside_window", p->outside_window);
+	json_object_set_new(m, "kernel_window_during_migrations",
+			    p->kernel_in_window < 0 || !actor_on(p, "migrator") ? json_null() :
+			    json_integer((json_int_t)p->kernel_in_window));
 	set_int(m, "writer_faults", faults);
 	set_int(m, "window_writes", window);
 	set_int(m, "compact_calls", p->compact_calls);

@@ -61,17 +61,23 @@ struct mmr_ctl {
 	uint64_t epoch __mmt_aligned;	/* protector */
 	uint32_t walk_seq;		/* protector: futex word, = n at walk n's start */
 	uint32_t child_sleeping;	/* child: about to wait on walk_seq */
-	uint64_t delay_max_cycles;	/* protector: bound of the child's random delay */
+	uint64_t delay_max_ns;	/* protector: bound of the child's random delay */
 	int stop;			/* parent: the child exits */
 	int child_cpu;			/* parent: where the child runs, -1 until known */
 	uint64_t child_ready __mmt_aligned;	/* child: PFNs read, waiting for walk n */
 	uint64_t child_done;		/* child: walk n's migration finished */
-	uint64_t m0, m1;		/* child: its migrate call, mmt_cycles() */
+	uint64_t m0, m1;		/* child: its migrate call, CLOCK_MONOTONIC ns
+					 * (the same on every CPU, unlike a TSC
+					 * under emulation) */
 	uint64_t moved;			/* child: hot pages whose PFN changed in walk n */
+	int64_t kwindow;		/* child: the mutant kernel's window count's rise
+					 * during its call, -1 without a mutant kernel */
 	uint64_t migrate_calls, migrate_errors, pages_moved;
 	int last_errno;
 	uint64_t moved_to[MMR_MAX_NODES];	/* by target node index */
-	uint64_t pfn_before[MMR_MAX_HOT], pfn_after[MMR_MAX_HOT];
+	/* Double-buffered by walk (n & 1): the child reads walk n+1's "before"
+	 * while the writers still report walk n's mismatches. */
+	uint64_t pfn_before[2][MMR_MAX_HOT], pfn_after[2][MMR_MAX_HOT];
 };
 
 struct mmr_mismatch {
@@ -118,10 +124,11 @@ struct mmr_priv {
 	int pagemap_fd;
 	pid_t child;
 	json_t *actors;
-	uint64_t guard_cycles;		/* a one-walk mprotect of the hot pages alone */
-	double walk_cycles_ema, migrate_cycles_ema;
+	uint64_t guard_ns;		/* a one-walk mprotect of the hot pages alone */
+	double walk_ns_ema, migrate_ns_ema;
 	/* results */
 	uint64_t iterations, mprotect_calls, in_window, outside_window, compact_calls, victim_checks;
+	int64_t kernel_in_window;	/* sum of kwindow; -1: no mutant kernel */
 	uint64_t wait_timeouts;
 	char wait_timeout_what[120];
 	uint64_t outcomes[NR_OUTCOMES];
