@@ -144,6 +144,8 @@ static json_t *base_record(const struct mmt_scenario *sc, const struct mmt_varia
 			 "ns_per_op", "witnesses", "probe", "metrics", "workers");
 
 	json_object_set_new(rec, "counters", json_null());
+	json_object_set_new(rec, "detection", json_null());
+	json_object_set_new(rec, "placement_track", json_null());
 	return rec;
 }
 
@@ -196,6 +198,7 @@ static void fill_measured(json_t *rec, struct mmt_run *run, const struct mmt_run
 							    "stable", !isnan(drift) && drift <= MMT_PROBE_STABLE_RATIO));
 	}
 	json_object_set_new(rec, "metrics", json_incref(run->metrics));
+	mmt_run_record(run, rec);
 	if (run->events)
 		json_object_set_new(rec, "counters",
 				    mmt_counters_json(run->events, run->counters, run->nr_workers,

@@ -31,19 +31,24 @@ static void detail(char *buf, size_t len, const json_t *run)
 }
 
 /* One-way probe of the first CPU pair, before->after the run. */
-static void probe(char *buf, size_t len, const json_t *p)
+static void probe(char *buf, size_t len, const json_t *run)
 {
+	const json_t *p = json_object_get(run, "probe");
 	const json_t *b = json_array_get(json_object_get(p, "before"), 0);
 	const json_t *a = json_array_get(json_object_get(p, "after"), 0);
+	const json_t *track = json_object_get(run, "placement_track");
 
 	if (!b || !a) {
 		snprintf(buf, len, "-");
 		return;
 	}
-	/* '!' marks a run during which the CPUs' physical placement changed. */
+	/* '!' marks a run during which the CPUs' physical placement changed:
+	 * the probes differ, or the samples taken during the run saw a move
+	 * the probes missed. */
 	snprintf(buf, len, "%.0f->%.0f%s", json_number_value(json_object_get(b, "one_way_ns")),
 		 json_number_value(json_object_get(a, "one_way_ns")),
-		 json_is_true(json_object_get(p, "stable")) ? "" : "!");
+		 json_is_true(json_object_get(p, "stable")) &&
+				 !json_is_true(json_object_get(track, "moved")) ? "" : "!");
 }
 
 static void cpus(char *buf, size_t len, const json_t *arr)
@@ -99,7 +104,7 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 		si(rate, sizeof(rate), json_number_value(json_object_get(run, "ops_per_sec")));
 		snprintf(nsop, sizeof(nsop), "%.1f", json_number_value(json_object_get(run, "ns_per_op")));
 		detail(det, sizeof(det), run);
-		probe(pr, sizeof(pr), json_object_get(run, "probe"));
+		probe(pr, sizeof(pr), run);
 		cpus(cp, sizeof(cp), json_object_get(run, "cpus"));
 		si(wit, sizeof(wit), (double)json_integer_value(
 					     json_object_get(json_object_get(run, "witnesses"), "count")));

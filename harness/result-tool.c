@@ -6,6 +6,8 @@
  *   --runs      one line per run, fields separated by spaces:
  *               scenario variant placement status witnesses iterations
  *               ops_per_sec probe_one_way_ns stable repeat
+ *               ("moved" instead of stable: the probes differ by more than
+ *               1.5x or the in-run placement samples saw a move)
  *               (-1 or - where a run has no such number)
  *   --get PATH  one value, PATH like runs.0.witnesses.count; strings bare,
  *               anything else as JSON
@@ -72,7 +74,9 @@ int main(int argc, char **argv)
 			       json_is_integer(it) ? (long long)json_integer_value(it) : -1LL,
 			       json_is_number(rate) ? json_number_value(rate) : -1.0,
 			       pb ? json_number_value(json_object_get(pb, "one_way_ns")) : -1.0,
-			       json_is_object(probe) ? (json_is_true(json_object_get(probe, "stable")) ? "stable" : "moved") : "-",
+			       json_is_object(probe) ? (json_is_true(json_object_get(probe, "stable")) &&
+							!json_is_true(json_object_get(json_object_get(run, "placement_track"), "moved"))
+							? "stable" : "moved") : "-",
 			       (long long)json_integer_value(json_object_get(run, "repeat")));
 		}
 	}

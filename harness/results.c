@@ -180,6 +180,9 @@ static const struct field measured_fields[] = {
 static const struct field witness_fields[] = { { "count", K_INT }, { "histogram", K_OBJ } };
 static const struct field probe_fields[] = { { "before", K_ARR }, { "after", K_ARR },
 					     { "drift", K_NUM_OR_NULL }, { "stable", K_BOOL } };
+static const struct field later_fields[] = {
+	{ "detection", K_OBJ_OR_NULL }, { "placement_track", K_OBJ_OR_NULL },
+};
 static const struct field summary_fields[] = {
 	{ "runs", K_INT }, { "ok", K_INT }, { "skipped", K_INT }, { "errors", K_INT },
 	{ "inconclusive", K_INT },
@@ -216,7 +219,18 @@ static int validate_run(const json_t *run, size_t i, char *err, size_t len)
 	if (CHECK(json_object_get(run, "witnesses"), where, witness_fields))
 		return -1;
 	snprintf(where, sizeof(where), "runs[%zu].probe", i);
-	return CHECK(json_object_get(run, "probe"), where, probe_fields);
+	if (CHECK(json_object_get(run, "probe"), where, probe_fields))
+		return -1;
+	/* Later additions: optional, so older documents stay readable. */
+	for (size_t k = 0; k < sizeof(later_fields) / sizeof(later_fields[0]); k++) {
+		const json_t *v = json_object_get(run, later_fields[k].key);
+
+		if (v && !kind_ok(v, later_fields[k].kind)) {
+			snprintf(err, len, "runs[%zu].%s has the wrong type", i, later_fields[k].key);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int mmt_results_validate(const json_t *doc, char *err, size_t len)

@@ -3,6 +3,7 @@
 #include "arch/barrier.h"
 #include "clock.h"
 #include "parse.h"
+#include "placement-track.h"
 #include "topology.h"
 
 #include <errno.h>
@@ -32,6 +33,62 @@ static struct {
 void mmt_request_stop(void)
 {
 	WRITE_ONCE(mmt_stop.flag, 1);
+}
+
+void mmt_witness_note(struct mmt_worker *w, uint64_t iteration)
+{
+	w->first_witness_ns = mmt_now_ns();
+	w->first_witness_iteration = iteration;
+}
+
+/* The test hooks (placement-track.h), read once before the first run. */
+static const struct mmt_track_env *track_env(void)
+{
+	static struct mmt_track_env env;
+	static bool loaded;
+	char err[256];
+
+	if (!loaded) {
+		if (mmt_track_env_parse(getenv("MMT_TRACK_INTERVAL_MS"), getenv("MMT_TEST_MOVE"), &env,
+					err, sizeof(err))) {
+			fprintf(stderr, "mmtorture: %s\n", err);
+			exit(2);
+		}
+		loaded = true;
+	}
+	return &env;
+}
+
+/* MMT_TEST_MOVE: re-pin worker threads at their times into the run. */
+static void apply_moves(const struct mmt_run *run, const pthread_t *threads, uint64_t since_ns,
+			unsigned *done)
+{
+	const struct mmt_track_env *env = track_env();
+
+	for (; *done < env->nr_moves && env->move[*done].at_ns <= since_ns; (*done)++) {
+		const struct mmt_move *m = &env->move[*done];
+		cpu_set_t set;
+		int err;
+
+		if (m->worker >= run->nr_workers)
+			continue;	/* this run has no such worker */
+		CPU_ZERO(&set);
+		CPU_SET(m->cpu, &set);
+		err = pthread_setaffinity_np(threads[m->worker], sizeof(set), &set);
+		if (err)
+			fprintf(stderr, "mmtorture: MMT_TEST_MOVE: cannot move worker %u to CPU %d: %s\n",
+				m->worker, m->cpu, strerror(err));
+	}
+}
+
+/* Nanoseconds until the next test move, or UINT64_MAX. */
+static uint64_t next_move_in(uint64_t since_ns, unsigned done)
+{
+	const struct mmt_track_env *env = track_env();
+
+	if (done >= env->nr_moves)
+		return UINT64_MAX;
+	return env->move[done].at_ns > since_ns ? env->move[done].at_ns - since_ns : 0;
 }
 
 static void *trampoline(void *arg)
@@ -107,6 +164,38 @@ static void close_cpu_counters(struct mmt_run *run)
 	}
 }
 
+/*
+ * Detection speed, from the workers' first witnesses: the earliest time
+ * since the run started, the fewest iterations, and witnesses per second
+ * over the run.  Then the placement split, while the workers' final
+ * counts are still there.
+ */
+static void record_detection(struct mmt_run *run)
+{
+	uint64_t first_ns = 0, first_iter = UINT64_MAX, start = UINT64_MAX, witnesses = 0;
+	double secs = (double)run->elapsed_ns / 1e9;
+
+	for (unsigned i = 0; i < run->nr_workers; i++) {
+		const struct mmt_worker *w = &run->workers[i];
+
+		if (sync_state.t_begin[i] < start)
+			start = sync_state.t_begin[i];
+		if (w->first_witness_ns && (!first_ns || w->first_witness_ns < first_ns))
+			first_ns = w->first_witness_ns;
+		if (w->first_witness_ns && w->first_witness_iteration < first_iter)
+			first_iter = w->first_witness_iteration;
+	}
+	for (unsigned o = 1; o < run->sc->nr_outcomes; o++)
+		witnesses += run->outcomes[o];
+	run->detection = json_pack("{s:I,s:f,s:o,s:o}", "witnesses", (json_int_t)witnesses,
+		"witnesses_per_sec", secs > 0 ? (double)witnesses / secs : 0.0,
+		"first_witness_ns", first_ns ? json_integer((json_int_t)(first_ns > start ? first_ns - start : 0))
+					     : json_null(),
+		"first_witness_iteration", first_ns ? json_integer((json_int_t)first_iter) : json_null());
+	if (run->track)
+		run->placement_track = mmt_track_json(run->track, run, run->elapsed_ns);
+}
+
 static void *alloc_shared(size_t size, int node, int *actual)
 {
 	void *p;
@@ -155,10 +244,11 @@ static bool all_finished(unsigned n)
 }
 
 /* Sleeps until every worker returned, the duration passed or a signal came. */
-static void supervise(struct mmt_run *run, uint64_t duration_ns, const sigset_t *sigs,
-		      struct mmt_run_outcome *out)
+static void supervise(struct mmt_run *run, const pthread_t *threads, uint64_t duration_ns,
+		      const sigset_t *sigs, struct mmt_run_outcome *out)
 {
 	uint64_t start = mmt_now_ns(), stop_at = 0;
+	unsigned moves_done = 0;
 
 	for (;;) {
 		uint64_t now = mmt_now_ns(), slice = 20000000ull;
@@ -166,6 +256,9 @@ static void supervise(struct mmt_run *run, uint64_t duration_ns, const sigset_t 
 
 		if (all_finished(run->nr_workers))
 			return;
+		apply_moves(run, threads, now - start, &moves_done);
+		if (next_move_in(now - start, moves_done) < slice)
+			slice = next_move_in(now - start, moves_done);
 		if (stop_at && now - stop_at > HANG_GRACE_NS) {
 			out->end = MMT_END_HUNG;
 			snprintf(out->error, sizeof(out->error),
@@ -214,6 +307,7 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		return;
 	}
 	memset(run->workers, 0, n * sizeof(*run->workers));
+	run->track = mmt_track_create(run, track_env()->interval_ns);
 	if (run->shared_size) {
 		run->shared = alloc_shared(run->shared_size, run->mem_node, &out->actual_mem_node);
 		if (!run->shared) {
@@ -266,7 +360,7 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		}
 		started++;
 	}
-	supervise(run, duration_ns, stop_signals, out);
+	supervise(run, threads, duration_ns, stop_signals, out);
 	if (out->end == MMT_END_HUNG)
 		return; /* workers still spin on shared memory: leave it mapped */
 	for (unsigned i = 0; i < started; i++)
@@ -293,6 +387,7 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		for (unsigned o = 0; o < MMT_MAX_OUTCOMES; o++)
 			run->outcomes[o] += run->workers[i].outcomes[o];
 	sc->verify(run);
+	record_detection(run);
 	if (sc->cleanup)
 		sc->cleanup(run);
 free_mem:
@@ -301,10 +396,21 @@ free_mem:
 	free(threads);
 }
 
+void mmt_run_record(const struct mmt_run *run, json_t *rec)
+{
+	json_object_set(rec, "detection", run->detection ? run->detection : json_null());
+	json_object_set(rec, "placement_track", run->placement_track ? run->placement_track : json_null());
+}
+
 void mmt_run_release(struct mmt_run *run)
 {
 	json_decref(run->metrics);
 	run->metrics = NULL;
+	json_decref(run->detection);
+	json_decref(run->placement_track);
+	run->detection = run->placement_track = NULL;
+	mmt_track_destroy(run->track);
+	run->track = NULL;
 	free(run->workers);
 	run->workers = NULL;
 	free(run->counters);

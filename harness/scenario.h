@@ -96,6 +96,12 @@ struct mmt_scenario {
 	/* Optional: the scenario's headline numbers for the table's detail
 	 * column, from the metrics verify() produced. */
 	void (*describe)(const json_t *metrics, char *buf, size_t len);
+	/* Workers 0 and 1 call mmt_track_poll() (placement-track.h): the run
+	 * is sampled for host moves and its figures split by placement. */
+	bool tracks_placement;
+	/* Which of workers 0 and 1 counts what run->ops counts, for that
+	 * split (seqcount: reader 1, not the writer). */
+	unsigned split_ops_worker;
 };
 
 struct mmt_worker {
@@ -107,6 +113,13 @@ struct mmt_worker {
 	uint64_t ops;		/* the worker's own count, for the record */
 	uint64_t outcomes[MMT_MAX_OUTCOMES];
 	const char *role;
+	/* Detection speed: when and after how many of its operations this
+	 * worker first saw a witness (mmt_witness_first); 0/0: never. */
+	uint64_t first_witness_ns, first_witness_iteration;
+	/* Placement tracking (placement-track.h), set by the runner. */
+	struct mmt_track *track;
+	unsigned track_role, track_countdown;
+	uint64_t track_seen;
 } __mmt_aligned;
 
 struct mmt_run {
@@ -139,6 +152,10 @@ struct mmt_run {
 	struct mmt_counters *cpu_counters;
 	int *cpu_ids;
 	unsigned nr_cpu_counters;
+	/* In-run placement samples (placement-track.h); NULL: not tracked. */
+	struct mmt_track *track;
+	/* The runner's, for the record: set after verify(). */
+	json_t *detection, *placement_track;
 };
 
 /* The stop flag, set by the timer, the iteration target or a signal.
@@ -171,6 +188,17 @@ json_t *mmt_json_hex(uint64_t v);
 
 /* Called by a worker that reached the run's iteration target. */
 void mmt_request_stop(void);
+
+/* A worker saw a witness at its iteration (in the scenario's ops unit);
+ * only the first call counts.  Call it from the witness path, not per
+ * operation: the record's "detection" (time and iterations to the first
+ * witness) comes from it. */
+void mmt_witness_note(struct mmt_worker *w, uint64_t iteration);
+static inline void mmt_witness_first(struct mmt_worker *w, uint64_t iteration)
+{
+	if (!w->first_witness_ns)
+		mmt_witness_note(w, iteration);
+}
 
 /*
  * mmt_worker_<V>(): worker 0 runs first(V, w), the others rest(V, w).  With

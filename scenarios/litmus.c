@@ -427,7 +427,7 @@ static void litmus_worker(struct mmt_worker *w)
 	const struct lk_test *t = p->test;
 	const unsigned me = w->id, n = c->nthreads;
 	void (*fn)(struct lk_ctx *, unsigned) = t->thread[me][p->prim];
-	uint64_t batches = 0;
+	uint64_t batches = 0, seen;
 
 	w->role = "thread";
 	if (!c->delay && n > 1 && (p->sync_opt == LK_SYNC_USERFENCE || p->sync_opt == LK_SYNC_ROTATE)) {
@@ -463,7 +463,10 @@ static void litmus_worker(struct mmt_worker *w)
 		barrier_wait(c);
 		fn(c, me);
 		barrier_wait(c);
+		seen = p->hist[me].wit[c->sync];
 		count(p, &p->hist[me], from, to);
+		if (p->hist[me].wit[c->sync] != seen)	/* detection speed, to the batch */
+			mmt_witness_first(w, c->gen + to);
 		if (me == 0)
 			p->done += c->batch;
 		w->ops += to - from;

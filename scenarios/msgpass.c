@@ -35,6 +35,7 @@
 #include "clock.h"
 #include "histogram.h"
 #include "mix.h"
+#include "placement-track.h"
 #include "scenario.h"
 
 enum msgpass_variant {
@@ -124,7 +125,7 @@ struct mismatch {
 };
 
 struct worker_state {
-	struct mmt_hist lat;	/* producer: round trip; consumer: one way (cycles) */
+	struct mmt_hist lat;	/* producer: round trip; consumer: publish to seen (cycles) */
 	uint64_t stale_words;
 	unsigned nr_mismatches;
 	struct mismatch mismatch[MAX_MISMATCHES];
@@ -333,12 +334,15 @@ static inline __attribute__((always_inline)) void producer(const int v, struct m
 			publish(v, s, b, i);
 		}
 		for (unsigned c = 1; c <= consumers; c++) {
-			while (smp_load_acquire(&ACK(s, c)) != i)
+			while (smp_load_acquire(&ACK(s, c)) != i) {
 				if (mmt_should_stop())
 					goto out;
+				mmt_track_poll(w, w->ops);
+			}
 		}
 		mmt_hist_add(&ws->lat, mmt_cycles() - t0);
 		w->ops++;
+		mmt_track_poll(w, w->ops);
 	}
 out:
 	w->role = "producer";
@@ -382,9 +386,11 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct m
 		const uint64_t *words = words_of(b);
 		uint64_t bad = 0, t;
 
-		while (!published(v, s, b, i))
+		while (!published(v, s, b, i)) {
 			if (mmt_should_stop())
 				return;
+			mmt_track_poll(w, w->ops);
+		}
 		t = mmt_cycles();
 		/* Read every word once, compare afterwards: the copy is what
 		 * this CPU saw, so a mismatch report cannot be re-read fresh. */
@@ -392,13 +398,16 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct m
 			seen[k] = words[k];
 			bad |= seen[k] ^ value(p, i, k);
 		}
-		if (unlikely(bad))
+		if (unlikely(bad)) {
+			mmt_witness_first(w, i - 1);
 			report_mismatch(p, ws, w->outcomes, i, seen);
-		else
+		} else {
 			w->outcomes[OUT_FRESH]++;
+		}
 		mmt_hist_add(&ws->lat, t - READ_ONCE(s->t_pub));
 		smp_store_release(&ACK(s, w->id), i);
 		w->ops++;
+		mmt_track_poll(w, w->ops);
 	}
 }
 
@@ -444,14 +453,14 @@ static json_t *mismatch_json(unsigned consumer, const struct mismatch *m, uint64
 static void msgpass_verify(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
-	struct mmt_hist *one_way = calloc(1, sizeof(*one_way));
+	struct mmt_hist *seen = calloc(1, sizeof(*seen));
 	json_t *mismatches = json_array();
 	uint64_t stale_words = 0;
 
 	for (unsigned c = 1; c < run->nr_workers; c++) {
 		struct worker_state *ws = &p->ws[c];
 
-		mmt_hist_merge(one_way, &ws->lat);
+		mmt_hist_merge(seen, &ws->lat);
 		stale_words += ws->stale_words;
 		for (unsigned m = 0; m < ws->nr_mismatches; m++)
 			json_array_append_new(mismatches, mismatch_json(c, &ws->mismatch[m], p->mix));
@@ -461,14 +470,17 @@ static void msgpass_verify(struct mmt_run *run)
 	if (run->variant == &variants[V_BROKEN_PUBLISH_FIRST])
 		json_object_set_new(run->metrics, "broken_delay", json_integer((json_int_t)run->opt[OPT_BROKEN_DELAY]));
 	json_object_set_new(run->metrics, "round_trip_ns", latency_json(&p->ws[0].lat, run->cycles_per_ns));
-	/* One-way times subtract counters read on two CPUs: only meaningful
-	 * when the counter is synchronised across them. */
-	json_object_set_new(run->metrics, "one_way_ns",
-			    mmt_cycles_synchronised() ? latency_json(one_way, run->cycles_per_ns)
+	/* Not the probe's one-way (half a one-line round trip): the producer's
+	 * counter just before its publishing store to the consumer's just
+	 * after its load saw it, so one transfer of the token line plus
+	 * the spin that noticed it.  It subtracts counters read on two CPUs:
+	 * only meaningful when the counter is synchronised across them. */
+	json_object_set_new(run->metrics, "publish_to_seen_ns",
+			    mmt_cycles_synchronised() ? latency_json(seen, run->cycles_per_ns)
 						      : json_null());
 	json_object_set_new(run->metrics, "stale_words", json_integer((json_int_t)stale_words));
 	json_object_set_new(run->metrics, "first_mismatches", mismatches);
-	free(one_way);
+	free(seen);
 }
 
 static void msgpass_describe(const json_t *m, char *buf, size_t len)
@@ -508,5 +520,6 @@ static const struct mmt_scenario msgpass = {
 	.verify = msgpass_verify,
 	.cleanup = msgpass_cleanup,
 	.describe = msgpass_describe,
+	.tracks_placement = true,
 };
 MMT_SCENARIO(msgpass);

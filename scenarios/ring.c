@@ -38,6 +38,7 @@
 
 #include "arch/barrier.h"
 #include "mix.h"
+#include "placement-track.h"
 #include "scenario.h"
 
 enum ring_variant {
@@ -242,6 +243,7 @@ static inline __attribute__((always_inline)) void ring_producer(const int v, str
 		if (!free_slots) {
 			if (mmt_should_stop())
 				break;
+			mmt_track_poll(w, head);
 			continue;
 		}
 		n = caches(v) ? p->batch : 1;
@@ -266,6 +268,7 @@ static inline __attribute__((always_inline)) void ring_producer(const int v, str
 			idx_store(v, &s->head, head);
 		if (mmt_should_stop())
 			break;
+		mmt_track_poll(w, head);
 	}
 	w->ops = head;
 	w->role = "producer";
@@ -324,6 +327,7 @@ static inline __attribute__((always_inline)) void ring_consumer(const int v, str
 			if (tail == head_cache) {
 				if (mmt_should_stop())
 					break;
+				mmt_track_poll(w, tail);
 				continue;
 			}
 		}
@@ -336,6 +340,7 @@ static inline __attribute__((always_inline)) void ring_consumer(const int v, str
 			const uint64_t *slot = &s->slots[((tail + i) & p->mask) * p->words];
 
 			if (unlikely(check_item(p, slot, expect))) {
+				mmt_witness_first(w, tail + i);
 				expect = classify(p, w->outcomes, expect, slot);
 			} else {
 				w->outcomes[OUT_OK]++;
@@ -344,6 +349,7 @@ static inline __attribute__((always_inline)) void ring_consumer(const int v, str
 		}
 		tail += n;
 		idx_store(v, &s->tail, tail);
+		mmt_track_poll(w, tail);
 	}
 	w->ops = tail;
 }
@@ -368,6 +374,7 @@ static void queue_producer(const int v, struct mmt_worker *w)
 			if (n - released == p->size) {
 				if (mmt_should_stop())
 					break;
+				mmt_track_poll(w, n);
 				continue;
 			}
 		}
@@ -385,6 +392,7 @@ static void queue_producer(const int v, struct mmt_worker *w)
 		n++;
 		if ((n & 63) == 0 && mmt_should_stop())
 			break;
+		mmt_track_poll(w, n);
 	}
 	if (v == V_URCU_LFQ)
 		rcu_unregister_thread();
@@ -433,13 +441,17 @@ static void queue_consumer(const int v, struct mmt_worker *w)
 			}
 			if (mmt_should_stop())
 				break;
+			mmt_track_poll(w, n);
 			continue;
 		}
-		if (unlikely(check_item(p, q->item, n)))
+		if (unlikely(check_item(p, q->item, n))) {
+			mmt_witness_first(w, n);
 			classify(p, w->outcomes, n, q->item);
-		else
+		} else {
 			w->outcomes[OUT_OK]++;
+		}
 		n++;
+		mmt_track_poll(w, n);
 		if (++pending == release_every) {
 			if (v == V_URCU_LFQ) {
 				synchronize_rcu();
@@ -550,5 +562,7 @@ static const struct mmt_scenario ring = {
 	.verify = ring_verify,
 	.cleanup = ring_cleanup,
 	.describe = ring_describe,
+	.tracks_placement = true,
+	.split_ops_worker = 1,	/* the consumer's items are the run's */
 };
 MMT_SCENARIO(ring);

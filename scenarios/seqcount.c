@@ -20,6 +20,7 @@
 
 #include "arch/barrier.h"
 #include "clock.h"
+#include "placement-track.h"
 #include "scenario.h"
 
 enum seqcount_variant {
@@ -186,6 +187,7 @@ static inline __attribute__((always_inline)) void writer(const int v, struct mmt
 
 	w->role = "writer";
 	while (!mmt_should_stop() && __atomic_load_n(&s->readers_done, __ATOMIC_ACQUIRE) < readers) {
+		mmt_track_poll(w, ver);
 		if (p->interval_cycles) {
 			/* Busy-wait: sleeping would hand the CPU back and change
 			 * what the readers race against. */
@@ -295,12 +297,16 @@ static inline __attribute__((always_inline)) void reader(const int v, struct mmt
 	for (n = 0; n < last; n++) {
 		uint64_t bad = 0;
 
-		if ((n & 255) == 0 && mmt_should_stop())
-			break;
+		if ((n & 255) == 0) {
+			if (mmt_should_stop())
+				break;
+			mmt_track_poll(w, n);
+		}
 		rs->retries += read_snapshot(v, s, p, snap);
 		for (unsigned k = 1; k < p->words; k++)
 			bad |= snap[k] ^ (snap[0] * (2 * k + 1));
 		if (unlikely(bad)) {
+			mmt_witness_first(w, n);
 			if (!w->outcomes[OUT_TORN]) {
 				unsigned k = 1;
 
@@ -398,5 +404,7 @@ static const struct mmt_scenario seqcount = {
 	.verify = seqcount_verify,
 	.cleanup = seqcount_cleanup,
 	.describe = seqcount_describe,
+	.tracks_placement = true,
+	.split_ops_worker = 1,	/* reader 1's reads: the writer's are not the figure */
 };
 MMT_SCENARIO(seqcount);

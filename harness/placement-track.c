@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+#include "placement-track.h"
+#include "arch/barrier.h"
+#include "clock.h"
+#include "probe.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * One sample: CHUNKS chunks of ROUNDS round trips on the ping line, the
+ * median chunk halved: the probe's definition, 40 round trips (under 20 us
+ * across dies) instead of the probe's 1984, every 10 ms: about 0.2% of
+ * the run at the slowest placement.
+ *
+ * Ping values carry the session in the high half (session << 32 | round),
+ * so a follower that joins a session late, after the leader gave up on it,
+ * never answers rounds of the next one; the low half STOP_ROUND ends it.
+ */
+#define CHUNKS 5
+#define ROUNDS 8
+#define STOP_ROUND 0xffffffffu
+#define MAX_SAMPLES 8192
+#define DEFAULT_INTERVAL_NS 10000000ull
+/* The follower answers from its next poll: microseconds in every loop
+ * that takes part.  Longer means it is descheduled or stopped. */
+#define JOIN_TIMEOUT_NS 20000000ull
+#define SESSION_TIMEOUT_NS 100000000ull
+/* Spins before a waiting side starts to yield: far above any cache-line
+ * transfer, reached only when the other side is not running, e.g. both
+ * workers on one CPU (the migration test hook, an overcommitted host),
+ * where it can answer only when we step aside. */
+#define SPINS_BEFORE_YIELD 4096
+#define MAX_SEGMENTS 64
+#define MAX_CLASSES 16
+
+static uint64_t witnesses_of(const struct mmt_worker *w, unsigned nr_outcomes)
+{
+	uint64_t sum = 0;
+
+	for (unsigned o = 1; o < nr_outcomes; o++)
+		sum += w->outcomes[o];
+	return sum;
+}
+
+/* One step of a bounded wait: false once the deadline passed or the run
+ * is stopping (the other side may have left its loop for good). */
+static bool keep_waiting(unsigned *spins, uint64_t deadline)
+{
+	if (++*spins % 256)
+		return true;
+	if (mmt_should_stop() || (int64_t)(mmt_cycles() - deadline) > 0)
+		return false;
+	if (*spins >= SPINS_BEFORE_YIELD)
+		sched_yield();
+	return true;
+}
+
+static void add_sample(struct mmt_track *t, const struct mmt_track_sample *s)
+{
+	if (t->nr == t->cap) {
+		/* Full: keep every other sample and halve the rate, so a long
+		 * run stays covered end to end. */
+		for (unsigned i = 0; i < t->nr / 2; i++)
+			t->s[i] = t->s[2 * i];
+		t->nr /= 2;
+		t->interval_cycles *= 2;
+	}
+	t->s[t->nr++] = *s;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
+{
+	struct mmt_track *t = w->track;
+	uint64_t now = mmt_cycles(), seq, chunk[CHUNKS], deadline;
+	struct mmt_track_sample s;
+	unsigned spins = 0;
+
+	w->track_countdown = MMT_TRACK_POLLS_PER_CLOCK;
+	if (!t->t0_cycles)
+		t->t0_cycles = t->next_cycles = now;
+	if ((int64_t)(now - t->next_cycles) < 0)
+		return;
+	seq = ++t->seq;
+	s.t_ns = (uint64_t)((double)(now - t->t0_cycles) / t->cycles_per_ns);
+	s.ops[0] = ops;
+	s.witnesses[0] = witnesses_of(w, t->nr_outcomes);
+	WRITE_ONCE(t->req, seq);
+	deadline = now + (uint64_t)(JOIN_TIMEOUT_NS * t->cycles_per_ns);
+	while (smp_load_acquire(&t->ack.seq) != seq)
+		if (!keep_waiting(&spins, deadline))
+			goto missed;
+	s.ops[1] = READ_ONCE(t->ack.ops);
+	s.witnesses[1] = READ_ONCE(t->ack.witnesses);
+	deadline = mmt_cycles() + (uint64_t)(SESSION_TIMEOUT_NS * t->cycles_per_ns);
+	for (unsigned c = 0; c < CHUNKS; c++) {
+		uint64_t t0 = mmt_cycles();
+
+		for (unsigned r = 0; r < ROUNDS; r++) {
+			uint64_t v = seq << 32 | (2 * (c * ROUNDS + r) + 1);
+
+			WRITE_ONCE(t->ping, v);
+			spins = 0;
+			while (READ_ONCE(t->ping) != v + 1)
+				if (!keep_waiting(&spins, deadline))
+					goto missed;
+		}
+		chunk[c] = mmt_cycles() - t0;
+	}
+	qsort(chunk, CHUNKS, sizeof(chunk[0]), cmp_u64);
+	s.one_way_ns = (double)chunk[CHUNKS / 2] / ROUNDS / 2 / t->cycles_per_ns;
+	add_sample(t, &s);
+	goto end;
+missed:
+	t->missed++;
+end:
+	WRITE_ONCE(t->ping, seq << 32 | STOP_ROUND);
+	/* From the end of the session: what sampling costs stays bounded
+	 * even when sessions are slow. */
+	t->next_cycles = mmt_cycles() + t->interval_cycles;
+}
+
+void mmt_track_answer(struct mmt_worker *w, uint64_t ops)
+{
+	struct mmt_track *t = w->track;
+	uint64_t seq = READ_ONCE(t->req), deadline;
+	unsigned spins = 0;
+
+	w->track_seen = seq;
+	t->ack.ops = ops;
+	t->ack.witnesses = witnesses_of(w, t->nr_outcomes);
+	smp_store_release(&t->ack.seq, seq);
+	deadline = mmt_cycles() + (uint64_t)(SESSION_TIMEOUT_NS * t->cycles_per_ns);
+	for (;;) {
+		uint64_t v = READ_ONCE(t->ping);
+
+		if (v >> 32 == seq) {
+			if ((uint32_t)v == STOP_ROUND)
+				return;
+			if (v & 1) {
+				WRITE_ONCE(t->ping, v + 1);
+				spins = 0;
+				continue;
+			}
+		} else if (v >> 32 > seq || READ_ONCE(t->req) != seq) {
+			return;	/* the leader gave up on this session */
+		}
+		if (!keep_waiting(&spins, deadline))
+			return;
+		cpu_relax();
+	}
+}
+
+struct mmt_track *mmt_track_create(struct mmt_run *run, uint64_t interval_ns)
+{
+	struct mmt_track *t;
+
+	if (!interval_ns || run->nr_workers < 2 || !run->sc->tracks_placement)
+		return NULL;
+	t = mmt_alloc_lines(sizeof(*t));
+	if (!t)
+		return NULL;
+	t->s = calloc(MAX_SAMPLES, sizeof(*t->s));
+	if (!t->s) {
+		free(t);
+		return NULL;
+	}
+	t->cap = MAX_SAMPLES;
+	t->cycles_per_ns = run->cycles_per_ns;
+	t->interval_cycles = (uint64_t)((double)interval_ns * run->cycles_per_ns);
+	t->nr_outcomes = run->sc->nr_outcomes;
+	for (unsigned i = 0; i < 2; i++) {
+		run->workers[i].track = t;
+		run->workers[i].track_role = i ? MMT_TRACK_FOLLOWER : MMT_TRACK_LEADER;
+		run->workers[i].track_countdown = 1;	/* first sample at the start */
+	}
+	return t;
+}
+
+void mmt_track_destroy(struct mmt_track *t)
+{
+	if (t)
+		free(t->s);
+	free(t);
+}
+
+/* ---- segmentation ------------------------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, unsigned n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static bool differs(double x, double ref, double ratio)
+{
+	return x > ref * ratio || x * ratio < ref;
+}
+
+/* The current segment's reference: median of its last few samples, so it
+ * follows a slow drift but not one excursion. */
+#define WINDOW 5
+struct window {
+	double v[WINDOW];
+	unsigned n, next;
+};
+
+static void window_push(struct window *win, double x)
+{
+	win->v[win->next] = x;
+	win->next = (win->next + 1) % WINDOW;
+	if (win->n < WINDOW)
+		win->n++;
+}
+
+static double window_median(const struct window *win)
+{
+	double tmp[WINDOW];
+
+	memcpy(tmp, win->v, win->n * sizeof(double));
+	return median_of(tmp, win->n);
+}
+
+unsigned mmt_track_segment(const double *x, unsigned n, double ratio,
+			   struct mmt_track_segment *seg, unsigned max, unsigned *outliers)
+{
+	struct window win = { { 0 }, 0, 0 };
+	double *acc;
+	unsigned nseg = 0;
+
+	*outliers = 0;
+	if (!n || !max)
+		return 0;
+	acc = malloc(n * sizeof(*acc));
+	if (!acc)
+		return 0;
+	seg[0] = (struct mmt_track_segment){ 0, 0, 0, 0 };
+	nseg = 1;
+	for (unsigned i = 0; i < n; i++) {
+		double ref = win.n ? window_median(&win) : x[i];
+
+		if (win.n && differs(x[i], ref, ratio)) {
+			bool confirmed = i + 1 < n && differs(x[i + 1], ref, ratio) &&
+					 !differs(x[i + 1], x[i], ratio);
+
+			if (!confirmed) {
+				(*outliers)++;
+				seg[nseg - 1].last = i;
+				continue;
+			}
+			if (nseg < max) {
+				seg[nseg++] = (struct mmt_track_segment){ i, i, 0, 0 };
+			}
+			win.n = win.next = 0;
+		}
+		window_push(&win, x[i]);
+		seg[nseg - 1].last = i;
+		seg[nseg - 1].samples++;
+	}
+	/* Each segment's figure: the median of its samples, outliers out. */
+	for (unsigned k = 0; k < nseg; k++) {
+		unsigned m = 0;
+		double ref;
+
+		for (unsigned i = seg[k].first; i <= seg[k].last; i++)
+			acc[m++] = x[i];
+		ref = median_of(acc, m);
+		m = 0;
+		for (unsigned i = seg[k].first; i <= seg[k].last; i++)
+			if (!differs(x[i], ref, ratio))
+				acc[m++] = x[i];
+		seg[k].one_way_ns = m ? median_of(acc, m) : ref;
+	}
+	free(acc);
+	return nseg;
+}
+
+/* ---- the record ----------------------------------------------------------------- */
+
+struct span {
+	uint64_t ns, ops, witnesses;
+};
+
+/* Figures over samples a..b of one segment, from the split worker's count
+ * and both workers' witnesses. */
+static struct span span_of(const struct mmt_track_sample *s, unsigned a, unsigned b, unsigned ow)
+{
+	return (struct span){ s[b].t_ns - s[a].t_ns, s[b].ops[ow] - s[a].ops[ow],
+			      s[b].witnesses[0] + s[b].witnesses[1] - s[a].witnesses[0] -
+				      s[a].witnesses[1] };
+}
+
+static double per_sec(uint64_t v, uint64_t ns)
+{
+	return ns ? (double)v * 1e9 / (double)ns : 0;
+}
+
+json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uint64_t elapsed_ns)
+{
+	struct mmt_track_segment seg[MAX_SEGMENTS];
+	struct {
+		double one_way_ns;
+		unsigned segments, samples;
+		struct span sum;
+	} cls[MAX_CLASSES];
+	unsigned nseg, ncls = 0, outliers = 0, ow = run->sc->split_ops_worker ? 1 : 0;
+	double *x, lo = INFINITY, hi = 0;
+	json_t *segs = json_array(), *by = json_array(), *doc;
+	uint64_t unattributed = 0;
+	struct mmt_track_sample end;
+
+	if (!t)
+		return json_null();
+	x = malloc((t->nr ? t->nr : 1) * sizeof(*x));
+	if (!x)
+		return json_null();
+	for (unsigned i = 0; i < t->nr; i++) {
+		x[i] = t->s[i].one_way_ns;
+		lo = fmin(lo, x[i]);
+		hi = fmax(hi, x[i]);
+	}
+	nseg = mmt_track_segment(x, t->nr, MMT_PROBE_STABLE_RATIO, seg, MAX_SEGMENTS, &outliers);
+	/* The run's end as a last point: the final counts, the run's length. */
+	end.t_ns = elapsed_ns;
+	for (unsigned i = 0; i < 2; i++) {
+		end.ops[i] = run->workers[i].ops;
+		end.witnesses[i] = witnesses_of(&run->workers[i], run->sc->nr_outcomes);
+	}
+	for (unsigned k = 0; k < nseg; k++) {
+		struct span sp = span_of(t->s, seg[k].first, seg[k].last, ow);
+		unsigned c;
+
+		if (k + 1 == nseg && end.t_ns > t->s[seg[k].last].t_ns) {
+			/* The tail after the last sample, under a sampling interval. */
+			struct mmt_track_sample pair[2] = { t->s[seg[k].last], end };
+			struct span tail = span_of(pair, 0, 1, ow);
+
+			sp.ns += tail.ns;
+			sp.ops += tail.ops;
+			sp.witnesses += tail.witnesses;
+		}
+		if (k + 1 < nseg)	/* between the last sample here and the next */
+			unattributed += t->s[seg[k + 1].first].t_ns - t->s[seg[k].last].t_ns;
+		json_array_append_new(segs, json_pack("{s:I,s:I,s:i,s:f}", "start_ns",
+			(json_int_t)t->s[seg[k].first].t_ns, "end_ns",
+			(json_int_t)(k + 1 == nseg ? end.t_ns : t->s[seg[k].last].t_ns),
+			"samples", seg[k].samples, "one_way_ns", seg[k].one_way_ns));
+		for (c = 0; c < ncls; c++)
+			if (!differs(seg[k].one_way_ns, cls[c].one_way_ns, MMT_PROBE_STABLE_RATIO))
+				break;
+		if (c == ncls) {
+			if (ncls == MAX_CLASSES)
+				continue;
+			memset(&cls[c], 0, sizeof(cls[c]));
+			cls[c].one_way_ns = seg[k].one_way_ns;	/* the class is named by its first */
+			ncls++;
+		}
+		cls[c].segments++;
+		cls[c].samples += seg[k].samples;
+		cls[c].sum.ns += sp.ns;
+		cls[c].sum.ops += sp.ops;
+		cls[c].sum.witnesses += sp.witnesses;
+	}
+	for (unsigned c = 0; c < ncls; c++)
+		json_array_append_new(by, json_pack("{s:f,s:i,s:i,s:I,s:I,s:f,s:I,s:f}",
+			"one_way_ns", cls[c].one_way_ns, "segments", cls[c].segments,
+			"samples", cls[c].samples, "elapsed_ns", (json_int_t)cls[c].sum.ns,
+			"ops", (json_int_t)cls[c].sum.ops, "ops_per_sec", per_sec(cls[c].sum.ops, cls[c].sum.ns),
+			"witnesses", (json_int_t)cls[c].sum.witnesses,
+			"witnesses_per_sec", per_sec(cls[c].sum.witnesses, cls[c].sum.ns)));
+	doc = json_pack("{s:[i,i],s:I,s:i,s:I,s:i,s:b,s:i,s:o,s:o,s:o,s:I,s:i}",
+		"cpus", run->workers[0].cpu, run->workers[1].cpu,
+		"interval_ns", (json_int_t)((double)t->interval_cycles / t->cycles_per_ns),
+		"samples", t->nr, "missed", (json_int_t)t->missed, "outliers", outliers,
+		"moved", nseg > 1, "moves", nseg ? nseg - 1 : 0,
+		"one_way_ns", t->nr ? json_pack("{s:f,s:f}", "min", lo, "max", hi) : json_null(),
+		"segments", segs, "by_placement", by, "unattributed_ns", (json_int_t)unattributed,
+		"ops_worker", ow);
+	free(x);
+	return doc;
+}
+
+/* ---- test hooks ------------------------------------------------------------------ */
+
+static int parse_u64(const char *s, char **end, uint64_t *v)
+{
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, end, 10);
+	return errno ? -1 : 0;
+}
+
+int mmt_track_env_parse(const char *interval, const char *moves, struct mmt_track_env *env,
+			char *err, size_t len)
+{
+	char *end;
+	uint64_t v;
+
+	memset(env, 0, sizeof(*env));
+	env->interval_ns = DEFAULT_INTERVAL_NS;
+	if (interval) {
+		if (parse_u64(interval, &end, &v) || *end || v > 60000) {
+			snprintf(err, len, "MMT_TRACK_INTERVAL_MS '%s' is not a number of milliseconds (0-60000)",
+				 interval);
+			return -1;
+		}
+		env->interval_ns = v * 1000000ull;
+	}
+	for (const char *p = moves; p && *p;) {
+		uint64_t w, cpu, ms;
+		const char *item = p;
+
+		if (env->nr_moves == MMT_MAX_MOVES) {
+			snprintf(err, len, "MMT_TEST_MOVE: more than %d moves", MMT_MAX_MOVES);
+			return -1;
+		}
+		if (parse_u64(p, &end, &w) || *end != ':' || parse_u64(end + 1, &end, &cpu) ||
+		    *end != '@' || parse_u64(end + 1, &end, &ms) || (*end && *end != ',') ||
+		    w > 1024 || cpu >= CPU_SETSIZE || ms > 3600000) {
+			snprintf(err, len, "MMT_TEST_MOVE '%s': '%.*s' is not WORKER:CPU@MS", moves,
+				 (int)strcspn(item, ","), item);
+			return -1;
+		}
+		env->move[env->nr_moves++] = (struct mmt_move){ (unsigned)w, (int)cpu, ms * 1000000ull };
+		p = *end ? end + 1 : end;
+	}
+	return 0;
+}
