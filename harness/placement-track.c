@@ -30,10 +30,11 @@
  * that takes part.  Longer means it is descheduled or stopped. */
 #define JOIN_TIMEOUT_NS 20000000ull
 #define SESSION_TIMEOUT_NS 100000000ull
-/* Spins before a waiting side starts to yield: far above any cache-line
- * transfer, reached only when the other side is not running, e.g. both
- * workers on one CPU (the migration test hook, an overcommitted host),
- * where it can answer only when we step aside. */
+/* Spins before a waiting side starts to yield, when both workers are on
+ * one CPU (the migration test hook, or the scheduler's doing): the other
+ * side can answer only when we step aside.  On CPUs of their own nobody
+ * yields: on a loaded machine the CPU would go to another task for a
+ * whole time slice. */
 #define SPINS_BEFORE_YIELD 4096
 #define MAX_SEGMENTS 64
 #define MAX_CLASSES 16
@@ -49,13 +50,13 @@ static uint64_t witnesses_of(const struct mmt_worker *w, unsigned nr_outcomes)
 
 /* One step of a bounded wait: false once the deadline passed or the run
  * is stopping (the other side may have left its loop for good). */
-static bool keep_waiting(unsigned *spins, uint64_t deadline)
+static bool keep_waiting(unsigned *spins, uint64_t deadline, bool shared_cpu)
 {
 	if (++*spins % 256)
 		return true;
 	if (mmt_should_stop() || (int64_t)(mmt_cycles() - deadline) > 0)
 		return false;
-	if (*spins >= SPINS_BEFORE_YIELD)
+	if (shared_cpu && *spins >= SPINS_BEFORE_YIELD)
 		sched_yield();
 	return true;
 }
@@ -86,6 +87,8 @@ void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 	uint64_t now = mmt_cycles(), seq, chunk[CHUNKS], deadline;
 	struct mmt_track_sample s;
 	unsigned spins = 0;
+	bool shared;
+	int me;
 
 	w->track_countdown = MMT_TRACK_POLLS_PER_CLOCK;
 	if (!t->t0_cycles)
@@ -96,13 +99,18 @@ void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 	s.t_ns = (uint64_t)((double)(now - t->t0_cycles) / t->cycles_per_ns);
 	s.ops[0] = ops;
 	s.witnesses[0] = witnesses_of(w, t->nr_outcomes);
+	me = sched_getcpu();
+	WRITE_ONCE(t->leader_cpu, me);
 	WRITE_ONCE(t->req, seq);
 	deadline = now + (uint64_t)(JOIN_TIMEOUT_NS * t->cycles_per_ns);
 	while (smp_load_acquire(&t->ack.seq) != seq)
-		if (!keep_waiting(&spins, deadline))
+		if (!keep_waiting(&spins, deadline, t->follower_cpu == me))
 			goto missed;
+	t->join_cycles += mmt_cycles() - now;
 	s.ops[1] = READ_ONCE(t->ack.ops);
 	s.witnesses[1] = READ_ONCE(t->ack.witnesses);
+	t->follower_cpu = READ_ONCE(t->ack.cpu);
+	shared = t->follower_cpu == me;
 	deadline = mmt_cycles() + (uint64_t)(SESSION_TIMEOUT_NS * t->cycles_per_ns);
 	for (unsigned c = 0; c < CHUNKS; c++) {
 		uint64_t t0 = mmt_cycles();
@@ -113,7 +121,7 @@ void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 			WRITE_ONCE(t->ping, v);
 			spins = 0;
 			while (READ_ONCE(t->ping) != v + 1)
-				if (!keep_waiting(&spins, deadline))
+				if (!keep_waiting(&spins, deadline, shared))
 					goto missed;
 		}
 		chunk[c] = mmt_cycles() - t0;
@@ -128,18 +136,23 @@ end:
 	WRITE_ONCE(t->ping, seq << 32 | STOP_ROUND);
 	/* From the end of the session: what sampling costs stays bounded
 	 * even when sessions are slow. */
-	t->next_cycles = mmt_cycles() + t->interval_cycles;
+	t->next_cycles = mmt_cycles();
+	t->session_cycles += t->next_cycles - now;
+	t->next_cycles += t->interval_cycles;
 }
 
 void mmt_track_answer(struct mmt_worker *w, uint64_t ops)
 {
 	struct mmt_track *t = w->track;
-	uint64_t seq = READ_ONCE(t->req), deadline;
+	uint64_t seq = smp_load_acquire(&t->req), deadline;
 	unsigned spins = 0;
+	int me = sched_getcpu();
+	bool shared = me == READ_ONCE(t->leader_cpu);
 
 	w->track_seen = seq;
 	t->ack.ops = ops;
 	t->ack.witnesses = witnesses_of(w, t->nr_outcomes);
+	t->ack.cpu = me;
 	smp_store_release(&t->ack.seq, seq);
 	deadline = mmt_cycles() + (uint64_t)(SESSION_TIMEOUT_NS * t->cycles_per_ns);
 	for (;;) {
@@ -156,7 +169,7 @@ void mmt_track_answer(struct mmt_worker *w, uint64_t ops)
 		} else if (v >> 32 > seq || READ_ONCE(t->req) != seq) {
 			return;	/* the leader gave up on this session */
 		}
-		if (!keep_waiting(&spins, deadline))
+		if (!keep_waiting(&spins, deadline, shared))
 			return;
 		cpu_relax();
 	}
@@ -180,6 +193,7 @@ struct mmt_track *mmt_track_create(struct mmt_run *run, uint64_t interval_ns)
 	t->cycles_per_ns = run->cycles_per_ns;
 	t->interval_cycles = (uint64_t)((double)interval_ns * run->cycles_per_ns);
 	t->nr_outcomes = run->sc->nr_outcomes;
+	t->follower_cpu = -1;
 	for (unsigned i = 0; i < 2; i++) {
 		run->workers[i].track = t;
 		run->workers[i].track_role = i ? MMT_TRACK_FOLLOWER : MMT_TRACK_LEADER;
@@ -386,9 +400,11 @@ json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uin
 			"ops", (json_int_t)cls[c].sum.ops, "ops_per_sec", per_sec(cls[c].sum.ops, cls[c].sum.ns),
 			"witnesses", (json_int_t)cls[c].sum.witnesses,
 			"witnesses_per_sec", per_sec(cls[c].sum.witnesses, cls[c].sum.ns)));
-	doc = json_pack("{s:[i,i],s:I,s:i,s:I,s:i,s:b,s:i,s:o,s:o,s:o,s:I,s:i}",
+	doc = json_pack("{s:[i,i],s:I,s:I,s:I,s:i,s:I,s:i,s:b,s:i,s:o,s:o,s:o,s:I,s:i}",
 		"cpus", run->workers[0].cpu, run->workers[1].cpu,
 		"interval_ns", (json_int_t)((double)t->interval_cycles / t->cycles_per_ns),
+		"sampling_ns", (json_int_t)((double)t->session_cycles / t->cycles_per_ns),
+		"join_wait_ns", (json_int_t)((double)t->join_cycles / t->cycles_per_ns),
 		"samples", t->nr, "missed", (json_int_t)t->missed, "outliers", outliers,
 		"moved", nseg > 1, "moves", nseg ? nseg - 1 : 0,
 		"one_way_ns", t->nr ? json_pack("{s:f,s:f}", "min", lo, "max", hi) : json_null(),

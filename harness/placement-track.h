@@ -41,18 +41,23 @@ struct mmt_track_sample {
 
 struct mmt_track {
 	uint64_t req __mmt_aligned;	/* leader: session number asked for */
+	int leader_cpu;			/* where the leader asked from */
 	struct {
 		uint64_t seq;		/* follower: session it entered */
 		uint64_t ops, witnesses;
+		int cpu;		/* where the follower answers from */
 	} ack __mmt_aligned;
 	uint64_t ping __mmt_aligned;	/* session << 32 | round; see placement-track.c */
 	/* The leader's own, below: only worker 0 touches these in the run. */
 	uint64_t seq __mmt_aligned;
+	int follower_cpu;		/* at the last session, -1 unknown */
 	uint64_t interval_cycles, next_cycles, t0_cycles;
 	double cycles_per_ns;
 	unsigned nr_outcomes;
 	unsigned nr, cap;
 	uint64_t missed;		/* sessions the follower did not join in time */
+	uint64_t session_cycles;	/* the leader's time in sessions: their cost */
+	uint64_t join_cycles;		/* of which waiting for the follower to join */
 	struct mmt_track_sample *s;
 };
 
