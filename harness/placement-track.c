@@ -26,9 +26,18 @@
 #define STOP_ROUND 0xffffffffu
 #define MAX_SAMPLES 8192
 #define DEFAULT_INTERVAL_NS 10000000ull
-/* The follower answers from its next poll: microseconds in every loop
- * that takes part.  Longer means it is descheduled or stopped. */
-#define JOIN_TIMEOUT_NS 20000000ull
+/*
+ * The follower answers from its next poll, microseconds away in every loop
+ * that takes part, and a round trip takes under a microsecond: longer
+ * means it is not running (a loaded machine), and waiting for the
+ * scheduler would stall the run for a time slice per sample, so the
+ * sample is given up (missed) and tried again an interval later.  When
+ * both workers share a CPU every answer needs a context switch: the
+ * bounds are then the session's, long enough for that.
+ */
+#define JOIN_TIMEOUT_NS 200000ull
+#define ROUND_TIMEOUT_NS 50000ull
+#define SHARED_JOIN_TIMEOUT_NS 20000000ull
 #define SESSION_TIMEOUT_NS 100000000ull
 /* Spins before a waiting side starts to yield, when both workers are on
  * one CPU (the migration test hook, or the scheduler's doing): the other
@@ -59,6 +68,11 @@ static bool keep_waiting(unsigned *spins, uint64_t deadline, bool shared_cpu)
 	if (shared_cpu && *spins >= SPINS_BEFORE_YIELD)
 		sched_yield();
 	return true;
+}
+
+static uint64_t ns_to_cycles(const struct mmt_track *t, uint64_t ns)
+{
+	return (uint64_t)((double)ns * t->cycles_per_ns);
 }
 
 static void add_sample(struct mmt_track *t, const struct mmt_track_sample *s)
@@ -100,24 +114,27 @@ void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 	s.ops[0] = ops;
 	s.witnesses[0] = witnesses_of(w, t->nr_outcomes);
 	me = sched_getcpu();
+	/* Where the follower last answered from, late answers included. */
+	shared = READ_ONCE(t->ack.cpu) == me;
 	WRITE_ONCE(t->leader_cpu, me);
 	WRITE_ONCE(t->req, seq);
-	deadline = now + (uint64_t)(JOIN_TIMEOUT_NS * t->cycles_per_ns);
+	deadline = now + ns_to_cycles(t, shared ? SHARED_JOIN_TIMEOUT_NS : JOIN_TIMEOUT_NS);
 	while (smp_load_acquire(&t->ack.seq) != seq)
-		if (!keep_waiting(&spins, deadline, t->follower_cpu == me))
+		if (!keep_waiting(&spins, deadline, shared))
 			goto missed;
 	t->join_cycles += mmt_cycles() - now;
 	s.ops[1] = READ_ONCE(t->ack.ops);
 	s.witnesses[1] = READ_ONCE(t->ack.witnesses);
-	t->follower_cpu = READ_ONCE(t->ack.cpu);
-	shared = t->follower_cpu == me;
-	deadline = mmt_cycles() + (uint64_t)(SESSION_TIMEOUT_NS * t->cycles_per_ns);
+	shared = READ_ONCE(t->ack.cpu) == me;
+	deadline = mmt_cycles() + ns_to_cycles(t, SESSION_TIMEOUT_NS);
 	for (unsigned c = 0; c < CHUNKS; c++) {
 		uint64_t t0 = mmt_cycles();
 
 		for (unsigned r = 0; r < ROUNDS; r++) {
 			uint64_t v = seq << 32 | (2 * (c * ROUNDS + r) + 1);
 
+			if (!shared)
+				deadline = mmt_cycles() + ns_to_cycles(t, ROUND_TIMEOUT_NS);
 			WRITE_ONCE(t->ping, v);
 			spins = 0;
 			while (READ_ONCE(t->ping) != v + 1)
@@ -154,7 +171,7 @@ void mmt_track_answer(struct mmt_worker *w, uint64_t ops)
 	t->ack.witnesses = witnesses_of(w, t->nr_outcomes);
 	t->ack.cpu = me;
 	smp_store_release(&t->ack.seq, seq);
-	deadline = mmt_cycles() + (uint64_t)(SESSION_TIMEOUT_NS * t->cycles_per_ns);
+	deadline = mmt_cycles() + ns_to_cycles(t, SESSION_TIMEOUT_NS);
 	for (;;) {
 		uint64_t v = READ_ONCE(t->ping);
 
@@ -193,7 +210,7 @@ struct mmt_track *mmt_track_create(struct mmt_run *run, uint64_t interval_ns)
 	t->cycles_per_ns = run->cycles_per_ns;
 	t->interval_cycles = (uint64_t)((double)interval_ns * run->cycles_per_ns);
 	t->nr_outcomes = run->sc->nr_outcomes;
-	t->follower_cpu = -1;
+	t->ack.cpu = -1;
 	for (unsigned i = 0; i < 2; i++) {
 		run->workers[i].track = t;
 		run->workers[i].track_role = i ? MMT_TRACK_FOLLOWER : MMT_TRACK_LEADER;
