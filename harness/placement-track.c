@@ -101,7 +101,7 @@ void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 	uint64_t now = mmt_cycles(), seq, chunk[CHUNKS], deadline;
 	struct mmt_track_sample s;
 	unsigned spins = 0;
-	bool shared;
+	bool shared, retry;
 	int me;
 
 	w->track_countdown = MMT_TRACK_POLLS_PER_CLOCK;
@@ -146,16 +146,20 @@ void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 	qsort(chunk, CHUNKS, sizeof(chunk[0]), cmp_u64);
 	s.one_way_ns = (double)chunk[CHUNKS / 2] / ROUNDS / 2 / t->cycles_per_ns;
 	add_sample(t, &s);
+	retry = false;
 	goto end;
 missed:
 	t->missed++;
+	retry = true;
 end:
 	WRITE_ONCE(t->ping, seq << 32 | STOP_ROUND);
 	/* From the end of the session: what sampling costs stays bounded
-	 * even when sessions are slow. */
+	 * even when sessions are slow.  A missed one is tried again sooner,
+	 * so a loaded machine still gets samples (at most a quarter-interval
+	 * of waiting per quarter-interval: reported in sampling_ns). */
 	t->next_cycles = mmt_cycles();
 	t->session_cycles += t->next_cycles - now;
-	t->next_cycles += t->interval_cycles;
+	t->next_cycles += retry ? t->interval_cycles / 4 : t->interval_cycles;
 }
 
 void mmt_track_answer(struct mmt_worker *w, uint64_t ops)
