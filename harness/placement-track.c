@@ -117,7 +117,7 @@ void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 	/* Where the follower last answered from, late answers included. */
 	shared = READ_ONCE(t->ack.cpu) == me;
 	WRITE_ONCE(t->leader_cpu, me);
-	WRITE_ONCE(t->req, seq);
+	smp_store_release(&t->req, seq);	/* leader_cpu before it */
 	deadline = now + ns_to_cycles(t, shared ? SHARED_JOIN_TIMEOUT_NS : JOIN_TIMEOUT_NS);
 	while (smp_load_acquire(&t->ack.seq) != seq)
 		if (!keep_waiting(&spins, deadline, shared))
