@@ -170,7 +170,7 @@ static void close_cpu_counters(struct mmt_run *run)
  * over the run.  Then the placement split, while the workers' final
  * counts are still there.
  */
-static void record_detection(struct mmt_run *run)
+static void record_harness_figures(struct mmt_run *run)
 {
 	uint64_t first_ns = 0, first_iter = UINT64_MAX, start = UINT64_MAX, witnesses = 0;
 	double secs = (double)run->elapsed_ns / 1e9;
@@ -387,7 +387,7 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		for (unsigned o = 0; o < MMT_MAX_OUTCOMES; o++)
 			run->outcomes[o] += run->workers[i].outcomes[o];
 	sc->verify(run);
-	record_detection(run);
+	record_harness_figures(run);
 	if (sc->cleanup)
 		sc->cleanup(run);
 free_mem:
