@@ -84,6 +84,7 @@ static void add_sample(struct mmt_track *t, const struct mmt_track_sample *s)
 			t->s[i] = t->s[2 * i];
 		t->nr /= 2;
 		t->interval_cycles *= 2;
+		t->interval_ns *= 2;
 	}
 	t->s[t->nr++] = *s;
 }
@@ -212,6 +213,7 @@ struct mmt_track *mmt_track_create(struct mmt_run *run, uint64_t interval_ns)
 	}
 	t->cap = MAX_SAMPLES;
 	t->cycles_per_ns = run->cycles_per_ns;
+	t->interval_ns = interval_ns;
 	t->interval_cycles = (uint64_t)((double)interval_ns * run->cycles_per_ns);
 	t->nr_outcomes = run->sc->nr_outcomes;
 	t->ack.cpu = -1;
@@ -423,7 +425,7 @@ json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uin
 			"witnesses_per_sec", per_sec(cls[c].sum.witnesses, cls[c].sum.ns)));
 	doc = json_pack("{s:[i,i],s:I,s:I,s:I,s:i,s:I,s:i,s:b,s:i,s:o,s:o,s:o,s:I,s:i}",
 		"cpus", run->workers[0].cpu, run->workers[1].cpu,
-		"interval_ns", (json_int_t)((double)t->interval_cycles / t->cycles_per_ns),
+		"interval_ns", (json_int_t)t->interval_ns,
 		"sampling_ns", (json_int_t)((double)t->session_cycles / t->cycles_per_ns),
 		"join_wait_ns", (json_int_t)((double)t->join_cycles / t->cycles_per_ns),
 		"samples", t->nr, "missed", (json_int_t)t->missed, "outliers", outliers,

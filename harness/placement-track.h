@@ -50,7 +50,7 @@ struct mmt_track {
 	uint64_t ping __mmt_aligned;	/* session << 32 | round; see placement-track.c */
 	/* The leader's own, below: only worker 0 touches these in the run. */
 	uint64_t seq __mmt_aligned;
-	uint64_t interval_cycles, next_cycles, t0_cycles;
+	uint64_t interval_ns, interval_cycles, next_cycles, t0_cycles;
 	double cycles_per_ns;
 	unsigned nr_outcomes;
 	unsigned nr, cap;
