@@ -146,6 +146,7 @@ void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 	}
 	qsort(chunk, CHUNKS, sizeof(chunk[0]), cmp_u64);
 	s.one_way_ns = (double)chunk[CHUNKS / 2] / ROUNDS / 2 / t->cycles_per_ns;
+	s.session_ns = (double)(mmt_cycles() - now) / t->cycles_per_ns;
 	add_sample(t, &s);
 	retry = false;
 	goto end;
@@ -359,7 +360,7 @@ json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uin
 		struct span sum;
 	} cls[MAX_CLASSES];
 	unsigned nseg, ncls = 0, outliers = 0, ow = run->sc->split_ops_worker ? 1 : 0;
-	double *x, lo = INFINITY, hi = 0;
+	double *x, lo = INFINITY, hi = 0, session_median;
 	json_t *segs = json_array(), *by = json_array(), *doc;
 	uint64_t unattributed = 0;
 	struct mmt_track_sample end;
@@ -370,10 +371,15 @@ json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uin
 	if (!x)
 		return json_null();
 	for (unsigned i = 0; i < t->nr; i++) {
-		x[i] = t->s[i].one_way_ns;
-		lo = fmin(lo, x[i]);
-		hi = fmax(hi, x[i]);
+		x[i] = t->s[i].session_ns;
+		lo = fmin(lo, t->s[i].one_way_ns);
+		hi = fmax(hi, t->s[i].one_way_ns);
 	}
+	/* What a sample costs when nothing is preempted: robust to load,
+	 * unlike sampling_ns. */
+	session_median = t->nr ? median_of(x, t->nr) : 0;
+	for (unsigned i = 0; i < t->nr; i++)
+		x[i] = t->s[i].one_way_ns;
 	nseg = mmt_track_segment(x, t->nr, MMT_PROBE_STABLE_RATIO, seg, MAX_SEGMENTS, &outliers);
 	/* The run's end as a last point: the final counts, the run's length. */
 	end.t_ns = elapsed_ns;
@@ -423,11 +429,12 @@ json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uin
 			"ops", (json_int_t)cls[c].sum.ops, "ops_per_sec", per_sec(cls[c].sum.ops, cls[c].sum.ns),
 			"witnesses", (json_int_t)cls[c].sum.witnesses,
 			"witnesses_per_sec", per_sec(cls[c].sum.witnesses, cls[c].sum.ns)));
-	doc = json_pack("{s:[i,i],s:I,s:I,s:I,s:i,s:I,s:i,s:b,s:i,s:o,s:o,s:o,s:I,s:i}",
+	doc = json_pack("{s:[i,i],s:I,s:I,s:I,s:o,s:i,s:I,s:i,s:b,s:i,s:o,s:o,s:o,s:I,s:i}",
 		"cpus", run->workers[0].cpu, run->workers[1].cpu,
 		"interval_ns", (json_int_t)t->interval_ns,
 		"sampling_ns", (json_int_t)((double)t->session_cycles / t->cycles_per_ns),
 		"join_wait_ns", (json_int_t)((double)t->join_cycles / t->cycles_per_ns),
+		"session_ns_median", t->nr ? json_real(session_median) : json_null(),
 		"samples", t->nr, "missed", (json_int_t)t->missed, "outliers", outliers,
 		"moved", nseg > 1, "moves", nseg ? nseg - 1 : 0,
 		"one_way_ns", t->nr ? json_pack("{s:f,s:f}", "min", lo, "max", hi) : json_null(),

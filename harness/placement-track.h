@@ -35,6 +35,7 @@ enum { MMT_TRACK_NONE, MMT_TRACK_LEADER, MMT_TRACK_FOLLOWER };
 struct mmt_track_sample {
 	uint64_t t_ns;			/* since the run's tracker started */
 	double one_way_ns;		/* median of chunk means, halved */
+	double session_ns;		/* the session's length, its cost */
 	uint64_t ops[2];		/* leader's and follower's count */
 	uint64_t witnesses[2];
 };
