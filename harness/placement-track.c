@@ -170,14 +170,18 @@ void mmt_track_answer(struct mmt_worker *w, uint64_t ops)
 	uint64_t seq = smp_load_acquire(&t->req), deadline;
 	unsigned spins = 0;
 	int me = sched_getcpu();
-	bool shared = me == READ_ONCE(t->leader_cpu);
+	bool shared = me == READ_ONCE(t->leader_cpu), answered = false;
 
 	w->track_seen = seq;
 	t->ack.ops = ops;
 	t->ack.witnesses = witnesses_of(w, t->nr_outcomes);
 	t->ack.cpu = me;
 	smp_store_release(&t->ack.seq, seq);
-	deadline = mmt_cycles() + ns_to_cycles(t, SESSION_TIMEOUT_NS);
+	/* Not pinged within a round's bound: the leader was preempted, and
+	 * the follower goes back to work rather than wait for it.  The
+	 * bound restarts at the first clock check after an answer, not with
+	 * a clock read per answer, which would add to every round trip. */
+	deadline = mmt_cycles() + ns_to_cycles(t, shared ? SESSION_TIMEOUT_NS : JOIN_TIMEOUT_NS);
 	for (;;) {
 		uint64_t v = READ_ONCE(t->ping);
 
@@ -187,10 +191,15 @@ void mmt_track_answer(struct mmt_worker *w, uint64_t ops)
 			if (v & 1) {
 				WRITE_ONCE(t->ping, v + 1);
 				spins = 0;
+				answered = !shared;
 				continue;
 			}
 		} else if (v >> 32 > seq || READ_ONCE(t->req) != seq) {
 			return;	/* the leader gave up on this session */
+		}
+		if (answered && spins == 255) {
+			deadline = mmt_cycles() + ns_to_cycles(t, ROUND_TIMEOUT_NS);
+			answered = false;
 		}
 		if (!keep_waiting(&spins, deadline, shared))
 			return;
