@@ -17,7 +17,9 @@
  * loop without one would time out), with ops the worker's count so far
  * (what it leaves in w->ops at the end), and setting .tracks_placement.
  * Off the sampling moment the leader's poll is a decrement, the
- * follower's one load of a line written once per sample.
+ * follower's one load of a line written once per sample.  The split's
+ * witnesses are workers 0 and 1's w->outcomes[1..] at each sample: a
+ * scenario that takes part counts them there as they happen.
  */
 #ifndef MMT_PLACEMENT_TRACK_H
 #define MMT_PLACEMENT_TRACK_H
