@@ -123,6 +123,7 @@ static int add_tracepoint(struct mmt_event_set *set, const char *sys, const char
 	fclose(f);
 	e->attr.type = PERF_TYPE_TRACEPOINT;
 	e->attr.config = strtoull(buf, NULL, 10);
+	snprintf(e->via, sizeof(e->via), "tracefs");
 	/* Kernel-side work: count it on every CPU when we may. */
 	finish_attr(&e->attr);
 	return 0;
@@ -176,26 +177,226 @@ static int parse_tracepoint(struct mmt_event_set *set, const char *tok, char *er
 	return 0;
 }
 
-static int parse_pfm(struct mmt_event_set *set, const char *tok, char *err, size_t len)
+/* ---- ordering events ---------------------------------------------------------- */
+
+/*
+ * Events that count the CPU catching its own reordering: a load executed
+ * ahead of an older one whose line was then taken by another CPU (a snoop
+ * hit), so the pipeline is cleared and the load replayed.  That is the
+ * reordering SB and MP witness when it escapes; the count says how often
+ * the CPU stopped it.  Rows are tried in order; the first that libpfm4
+ * resolves on this machine's PMU is used.
+ */
+const struct mmt_ordering_event mmt_ordering_events[] = {
+	/* Intel Sandy Bridge to Sapphire Rapids, Silvermont, Goldmont:
+	 * event 0xC3 umask 0x02 (SDM vol. 3B, "MACHINE_CLEARS.MEMORY_ORDERING"). */
+	{ "Intel core (snb and later), slm, glm", "MACHINE_CLEARS:MEMORY_ORDERING",
+	  "machine clears: a load's line was snooped away before it retired" },
+	/* Nehalem, Westmere: the same event and umask under its old name. */
+	{ "Intel nhm, wsm", "MACHINE_CLEARS:MEM_ORDER",
+	  "machine clears: a load's line was snooped away before it retired" },
+	/* AMD families 10h-15h, EventSelect 022h (BKDG): a probe hit a load
+	 * that had already returned its data out of order. */
+	{ "AMD fam10h, fam15h", "PIPELINE_RESTART_DUE_TO_PROBE_HIT",
+	  "pipeline restarts: a probe hit a load executed out of order" },
+};
+const unsigned mmt_nr_ordering_events = sizeof(mmt_ordering_events) / sizeof(mmt_ordering_events[0]);
+
+/* Why there is none: the families without such an event, then what
+ * libpfm4 sees here. */
+#define NO_ORDERING_EVENT \
+	"no memory-ordering clear event for this PMU (Intel MACHINE_CLEARS:MEMORY_ORDERING, " \
+	"AMD fam10h/15h PIPELINE_RESTART_DUE_TO_PROBE_HIT; AMD Zen and the Arm PMU " \
+	"architecture define none)"
+
+static void present_pmus(char *buf, size_t len)
 {
-	struct mmt_event *e;
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int p = 0; p < PFM_PMU_MAX && n + 1 < len; p++) {
+		pfm_pmu_info_t pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info(p, &pi) == PFM_SUCCESS && pi.is_present)
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? " " : "", pi.name);
+	}
+}
+
+/* A core PMU libpfm4 knows, beyond its generic perf/perf_raw tables. */
+static bool core_pmu_detected(void)
+{
+	for (int p = 0; p < PFM_PMU_MAX; p++) {
+		pfm_pmu_info_t pi;
+
+		memset(&pi, 0, sizeof(pi));
+		pi.size = sizeof(pi);
+		if (pfm_get_pmu_info(p, &pi) == PFM_SUCCESS && pi.is_present &&
+		    pi.type == PFM_PMU_TYPE_CORE && strcmp(pi.name, "perf") && strcmp(pi.name, "perf_raw"))
+			return true;
+	}
+	return false;
+}
+
+/* Says how libpfm4 encoded e (which PMU table, or the kernel's generic
+ * or raw encodings) and why. */
+static void describe_encoding(struct mmt_event *e, int idx)
+{
+	pfm_event_info_t ei;
+	pfm_pmu_info_t pi;
+
+	memset(&ei, 0, sizeof(ei));
+	ei.size = sizeof(ei);
+	memset(&pi, 0, sizeof(pi));
+	pi.size = sizeof(pi);
+	if (pfm_get_event_info(idx, PFM_OS_PERF_EVENT_EXT, &ei) == PFM_SUCCESS)
+		pfm_get_pmu_info(ei.pmu, &pi);
+	snprintf(e->pmu, sizeof(e->pmu), "%s", pi.name ? pi.name : "?");
+	if (e->attr.type == PERF_TYPE_SOFTWARE) {
+		snprintf(e->via, sizeof(e->via), "software");
+	} else if (pi.name && !strcmp(pi.name, "perf_raw")) {
+		snprintf(e->via, sizeof(e->via), "raw");
+		snprintf(e->via_note, sizeof(e->via_note),
+			 "raw event code for the CPU's core PMU (PERF_TYPE_RAW), unchecked by libpfm4");
+	} else if (pi.name && !strcmp(pi.name, "perf")) {
+		snprintf(e->via, sizeof(e->via), "generic");
+		snprintf(e->via_note, sizeof(e->via_note), "%s",
+			 core_pmu_detected()
+				 ? "the kernel's generic event, mapped by its PMU driver"
+				 : "libpfm4 detects no core PMU here: the kernel's generic event, mapped by its PMU driver");
+	} else {
+		snprintf(e->via, sizeof(e->via), "libpfm4");
+	}
+}
+
+/* PMU::event that libpfm4 does not know, from the kernel's own names:
+ * /sys/bus/event_source/devices/PMU/{type,events/EVENT,format/TERM}
+ * (e.g. armv8_pmuv3_0::inst_retired, whose events file says
+ * "event=0x08" and format/event "config:0-15").  0: encoded; 1: no such
+ * PMU or event there. */
+static int encode_sysfs(struct mmt_event *e, const char *tok)
+{
+	const char *sep = strstr(tok, "::");
+	char pmu[64], ev[96], path[400], buf[256], *term, *save = NULL;
+	FILE *f;
+
+	if (!sep || sep == tok || (size_t)(sep - tok) >= sizeof(pmu) || strchr(sep + 2, ':') ||
+	    strchr(tok, '/') || strlen(sep + 2) >= sizeof(ev))
+		return 1;
+	snprintf(pmu, sizeof(pmu), "%.*s", (int)(sep - tok), tok);
+	snprintf(ev, sizeof(ev), "%s", sep + 2);
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
+	if (!(f = fopen(path, "r")))
+		return 1;
+	if (fscanf(f, "%u", &e->attr.type) != 1)
+		e->attr.type = 0;
+	fclose(f);
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/events/%s", pmu, ev);
+	if (!(f = fopen(path, "r")))
+		return 1;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	e->attr.config = 0;
+	for (term = strtok_r(buf, ",\n", &save); term; term = strtok_r(NULL, ",\n", &save)) {
+		char fmt[64] = "", *eq = strchr(term, '=');
+		unsigned lo = 0, hi = 0;
+		unsigned long long v = 1;
+
+		if (eq) {
+			*eq = '\0';
+			v = strtoull(eq + 1, NULL, 0);
+		}
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/format/%s", pmu, term);
+		if (!(f = fopen(path, "r")))
+			return 1;
+		/* "config:0-15" or "config:7"; only config terms are supported */
+		int n = fscanf(f, "%63[^:]:%u-%u", fmt, &lo, &hi);
+
+		fclose(f);
+		if (n < 2 || strcmp(fmt, "config"))
+			return 1;
+		if (n == 2)
+			hi = lo;
+		if (hi < 64 && hi >= lo)
+			e->attr.config |= (v & (hi - lo == 63 ? ~0ULL : (1ULL << (hi - lo + 1)) - 1)) << lo;
+	}
+	snprintf(e->via, sizeof(e->via), "sysfs");
+	snprintf(e->pmu, sizeof(e->pmu), "%s", pmu);
+	snprintf(e->via_note, sizeof(e->via_note),
+		 "libpfm4 does not know PMU '%.40s' here: encoded from the kernel's sysfs event names", pmu);
+	return 0;
+}
+
+static int pfm_encode(const char *tok, struct perf_event_attr *attr, int *idx)
+{
 	pfm_perf_encode_arg_t arg;
 	/* Kernel-mode counting needs root or perf_event_paranoid <= 1. */
 	int plm = PFM_PLM3 | ((geteuid() == 0 || paranoid() <= 1) ? PFM_PLM0 : 0);
 	int rc;
 
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = attr;
+	arg.size = sizeof(arg);
+	rc = pfm_get_os_event_encoding(tok, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	*idx = arg.idx;
+	return rc;
+}
+
+/* "ordering": the first row of mmt_ordering_events this PMU has, or a
+ * placeholder that says why there is none (never bad input: it is a
+ * property of the machine, not of the command line). */
+static int add_ordering(struct mmt_event_set *set, char *err, size_t len)
+{
+	struct mmt_event *e;
+	char pmus[200];
+
+	if (add_event(set, "ordering", err, len))
+		return -1;
+	e = &set->ev[set->nr - 1];
+	e->kind = MMT_EV_PMU;
+	e->ordering = true;
+	for (unsigned i = 0; i < mmt_nr_ordering_events; i++) {
+		struct perf_event_attr a;
+		int idx;
+
+		memset(&a, 0, sizeof(a));
+		if (pfm_encode(mmt_ordering_events[i].event, &a, &idx) != PFM_SUCCESS)
+			continue;
+		snprintf(e->name, sizeof(e->name), "%s", mmt_ordering_events[i].event);
+		e->attr = a;
+		describe_encoding(e, idx);
+		finish_attr(&e->attr);
+		return 0;
+	}
+	present_pmus(pmus, sizeof(pmus));
+	snprintf(e->unsupported, sizeof(e->unsupported), "%s; libpfm4 detects: %.100s", NO_ORDERING_EVENT,
+		 pmus[0] ? pmus : "nothing");
+	snprintf(e->via, sizeof(e->via), "none");
+	return 0;
+}
+
+static int parse_pfm(struct mmt_event_set *set, const char *tok, char *err, size_t len)
+{
+	struct mmt_event *e;
+	int rc, idx;
+
 	if (!pfm_ready()) {
 		snprintf(err, len, "--events: libpfm4 failed to initialise");
 		return -1;
 	}
+	if (!strcmp(tok, "ordering"))
+		return add_ordering(set, err, len);
 	if (add_event(set, tok, err, len))
 		return -1;
 	e = &set->ev[set->nr - 1];
-	memset(&arg, 0, sizeof(arg));
-	arg.attr = &e->attr;
-	arg.size = sizeof(arg);
-	rc = pfm_get_os_event_encoding(tok, plm, PFM_OS_PERF_EVENT_EXT, &arg);
-	if (rc != PFM_SUCCESS) {
+	rc = pfm_encode(tok, &e->attr, &idx);
+	if (rc == PFM_SUCCESS) {
+		describe_encoding(e, idx);
+	} else if (rc == PFM_ERR_NOTFOUND && !encode_sysfs(e, tok)) {
+		/* the kernel names it though libpfm4 does not */
+	} else {
 		if (rc == PFM_ERR_NOTFOUND)
 			snprintf(err, len, "--events: unknown event '%s' (see --events list)", tok);
 		else
@@ -205,6 +406,15 @@ static int parse_pfm(struct mmt_event_set *set, const char *tok, char *err, size
 	e->kind = e->attr.type == PERF_TYPE_SOFTWARE ? MMT_EV_SOFTWARE : MMT_EV_PMU;
 	finish_attr(&e->attr);
 	return 0;
+}
+
+static bool pfm_resolves(const char *tok)
+{
+	struct perf_event_attr a;
+	int idx;
+
+	memset(&a, 0, sizeof(a));
+	return pfm_ready() && pfm_encode(tok, &a, &idx) == PFM_SUCCESS;
 }
 
 int mmt_events_parse(const char *list, struct mmt_event_set *set, char *err, size_t len)
@@ -220,7 +430,9 @@ int mmt_events_parse(const char *list, struct mmt_event_set *set, char *err, siz
 		const char *colon = strchr(tok, ':');
 		int rc;
 
-		if (colon && colon[1] != ':' && !strstr(tok, "::")) {
+		/* SYS:EVENT is a tracepoint unless libpfm4 takes it as
+		 * EVENT:UMASK or EVENT:MODIFIER (cycles:pinned=1). */
+		if (colon && colon[1] != ':' && !strstr(tok, "::") && !pfm_resolves(tok)) {
 			if (!set->tracefs[0] && !find_tracefs(set->tracefs, sizeof(set->tracefs))) {
 				mmt_tracefs_prepare();
 				find_tracefs(set->tracefs, sizeof(set->tracefs));
@@ -264,7 +476,12 @@ static void open_kind(const struct mmt_event_set *set, struct mmt_counters *c, p
 
 		if (e->kind != kind || thread_scope(set, e) != want_thread_scope || e->unsupported[0])
 			continue;
-		if (leader >= 0 && kind == MMT_EV_PMU && members == MMT_GROUP_MAX)
+		/* A pinned (or exclusive) event leads a group of its own: the
+		 * kernel keeps it on the PMU all the time, the reference that
+		 * multiplexed copies of it are checked against. */
+		bool alone = e->attr.pinned || e->attr.exclusive;
+
+		if (leader >= 0 && kind == MMT_EV_PMU && (members == MMT_GROUP_MAX || alone))
 			leader = -1;
 		a = e->attr;
 		c->fd[i] = perf_open(&a, pid, cpu, leader >= 0 ? c->fd[leader] : -1);
@@ -278,6 +495,8 @@ static void open_kind(const struct mmt_event_set *set, struct mmt_counters *c, p
 		}
 		c->leader[i] = leader;
 		members++;
+		if (alone)
+			members = MMT_GROUP_MAX;
 	}
 }
 
@@ -392,21 +611,37 @@ static const char *kind_name(enum mmt_event_kind k)
 	return k == MMT_EV_PMU ? "pmu" : k == MMT_EV_SOFTWARE ? "software" : "tracepoint";
 }
 
+static json_t *encoding_json(const struct mmt_event *e)
+{
+	json_t *j = json_pack("{s:s}", "via", e->via[0] ? e->via : "none");
+
+	json_object_set_new(j, "pmu", e->pmu[0] ? json_string(e->pmu) : json_null());
+	json_object_set_new(j, "note", e->via_note[0] ? json_string(e->via_note) : json_null());
+	if (e->ordering)
+		json_object_set_new(j, "role", json_string("ordering"));
+	return j;
+}
+
 static json_t *event_json(const struct mmt_event_set *set, unsigned i, const struct mmt_counters *cs,
 			  unsigned n, const int *cpu_ids, uint64_t ops, double *total_out)
 {
 	const struct mmt_event *e = &set->ev[i];
 	bool system = !thread_scope(set, e);
-	json_t *per = json_array(), *ev;
+	json_t *per = json_array(), *raw = json_array(), *enabled = json_array(), *running = json_array(), *ev;
 	double total = 0, worst = 1.0;
 	unsigned counted = 0, failed = 0;
 	int err = 0;
-	char reason[256] = "";
+	char reason[400] = "";
 
 	for (unsigned k = 0; k < n; k++) {
 		double scaled, ratio;
+		bool opened = !cs[k].err[i] && cs[k].fd[i] != -1;
 
-		if (cs[k].err[i] || cs[k].fd[i] == -1) {
+		/* What was read, before scaling: lets a reader redo it. */
+		json_array_append_new(raw, opened ? json_integer((json_int_t)cs[k].value[i]) : json_null());
+		json_array_append_new(enabled, opened ? json_integer((json_int_t)cs[k].enabled[i]) : json_null());
+		json_array_append_new(running, opened ? json_integer((json_int_t)cs[k].running[i]) : json_null());
+		if (!opened) {
 			failed++;
 			err = cs[k].err[i] ? cs[k].err[i] : err;
 			json_array_append_new(per, json_null());
@@ -431,23 +666,37 @@ static json_t *event_json(const struct mmt_event_set *set, unsigned i, const str
 		else
 			reason_for(err, e, reason, sizeof(reason));
 		json_decref(per);
+		json_decref(raw);
+		json_decref(enabled);
+		json_decref(running);
 		*total_out = -1;
-		return json_pack("{s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:n}", "name", e->name, "kind",
-				 kind_name(e->kind), "scope", system ? "system" : "thread", "status",
-				 "unsupported", "reason", reason, "value", "scaling", "per_op");
+		ev = json_pack("{s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:n}", "name", e->name, "kind",
+			       kind_name(e->kind), "scope", system ? "system" : "thread", "status",
+			       "unsupported", "reason", reason, "value", "scaling", "per_op");
+		json_object_set_new(ev, "encoding", encoding_json(e));
+		return ev;
 	}
 	if (!counted) {
 		json_decref(per);
-		return json_pack("{s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:n}", "name", e->name, "kind",
-				 kind_name(e->kind), "scope", system ? "system" : "thread", "status",
-				 "not-counted", "reason", "never scheduled: multiplexed out for the whole run",
-				 "value", "scaling", "per_op");
+		json_decref(raw);
+		json_decref(enabled);
+		json_decref(running);
+		ev = json_pack("{s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:n}", "name", e->name, "kind",
+			       kind_name(e->kind), "scope", system ? "system" : "thread", "status",
+			       "not-counted", "reason", "never scheduled: multiplexed out for the whole run",
+			       "value", "scaling", "per_op");
+		json_object_set_new(ev, "encoding", encoding_json(e));
+		return ev;
 	}
 	ev = json_pack("{s:s,s:s,s:s,s:s,s:n,s:f,s:f,s:o}", "name", e->name, "kind",
 		       kind_name(e->kind), "scope", system ? "system" : "thread", "status", "ok",
 		       "reason", "value", total, "scaling", worst,
 		       "per_op", ops ? json_real(total / (double)ops) : json_null());
+	json_object_set_new(ev, "encoding", encoding_json(e));
 	json_object_set_new(ev, system ? "per_cpu" : "per_worker", per);
+	json_object_set_new(ev, "raw", raw);
+	json_object_set_new(ev, "enabled_ns", enabled);
+	json_object_set_new(ev, "running_ns", running);
 	if (system) {
 		json_t *ids = json_array();
 
@@ -466,7 +715,7 @@ json_t *mmt_counters_json(const struct mmt_event_set *set, const struct mmt_coun
 			  unsigned nr_cpus, uint64_t ops)
 {
 	json_t *events = json_array(), *derived;
-	double cycles = -1, instructions = -1;
+	double cycles = -1, instructions = -1, ordering = -1;
 
 	for (unsigned i = 0; i < set->nr; i++) {
 		const struct mmt_event *e = &set->ev[i];
@@ -475,6 +724,8 @@ json_t *mmt_counters_json(const struct mmt_event_set *set, const struct mmt_coun
 		json_t *ev = system ? event_json(set, i, cpus, nr_cpus, cpu_ids, ops, &total)
 				    : event_json(set, i, threads, nr_threads, NULL, ops, &total);
 
+		if (e->ordering && total >= 0)
+			ordering = total;
 		if (e->kind == MMT_EV_PMU && e->attr.type == PERF_TYPE_HARDWARE) {
 			if (e->attr.config == PERF_COUNT_HW_CPU_CYCLES)
 				cycles = total;
@@ -483,7 +734,8 @@ json_t *mmt_counters_json(const struct mmt_event_set *set, const struct mmt_coun
 		}
 		json_array_append_new(events, ev);
 	}
-	derived = json_pack("{s:o,s:o,s:o}",
+	derived = json_pack("{s:o,s:o,s:o,s:o}",
+			    "ordering_per_op", ordering >= 0 && ops ? json_real(ordering / (double)ops) : json_null(),
 			    "ipc", cycles > 0 && instructions >= 0 ? json_real(instructions / cycles) : json_null(),
 			    "cycles_per_op", cycles >= 0 && ops ? json_real(cycles / (double)ops) : json_null(),
 			    "instructions_per_op",
@@ -533,6 +785,8 @@ void mmt_events_list(FILE *f)
 	fprintf(f, "software events:\n");
 	for (size_t i = 0; i < sizeof(software) / sizeof(software[0]); i++)
 		list_one(f, software[i]);
+	fprintf(f, "memory-ordering clears (\"ordering\"; litmus and msgpass count it by default):\n");
+	list_one(f, "ordering");
 	if (pfm_ready()) {
 		fprintf(f, "PMUs libpfm4 detects (use PMU::EVENT[:UMASK]):\n");
 		for (int p = 0; p < PFM_PMU_MAX; p++) {

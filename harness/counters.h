@@ -33,7 +33,15 @@ struct mmt_event {
 	char name[128];
 	enum mmt_event_kind kind;
 	struct perf_event_attr attr;
-	char unsupported[200];	/* non-empty: cannot be counted here, and why */
+	char unsupported[320];	/* non-empty: cannot be counted here, and why */
+	/* How the name became an attr: "libpfm4" (a PMU libpfm4 detects),
+	 * "generic" (the kernel's PERF_TYPE_HARDWARE/HW_CACHE, mapped by its
+	 * PMU driver), "raw" (rHEX), "sysfs" (PMU::event from
+	 * /sys/bus/event_source), "software", "tracefs"; with the PMU and why. */
+	char via[12];
+	char pmu[64];
+	char via_note[160];
+	bool ordering;		/* from the "ordering" alias: a witness-like count */
 };
 
 struct mmt_event_set {
@@ -53,6 +61,9 @@ struct mmt_counters {
 };
 
 /* "cycles,instructions,tlb:tlb_flush,compaction:*"; "none" for no events.
+ * "ordering" is this CPU's memory-ordering machine-clear event (see
+ * mmt_ordering_events), or an unsupported placeholder saying why there is
+ * none.  NAME:pinned=1 (or :excl=1) puts an event in a group of its own.
  * Unknown names are bad input: -1 with one line in err. */
 int mmt_events_parse(const char *list, struct mmt_event_set *set, char *err, size_t len);
 
@@ -77,6 +88,15 @@ bool mmt_counter_scale(uint64_t raw, uint64_t enabled, uint64_t running, double 
 json_t *mmt_counters_json(const struct mmt_event_set *set, const struct mmt_counters *threads,
 			  unsigned nr_threads, const struct mmt_counters *cpus, const int *cpu_ids,
 			  unsigned nr_cpus, uint64_t ops);
+
+/* The table behind "ordering": one row per PMU family. */
+struct mmt_ordering_event {
+	const char *pmus;	/* fnmatch pattern on libpfm4's PMU name */
+	const char *event;	/* libpfm4 name, resolved on that PMU */
+	const char *counts;	/* what a count means */
+};
+extern const struct mmt_ordering_event mmt_ordering_events[];
+extern const unsigned mmt_nr_ordering_events;
 
 /* What this machine offers, for --events list. */
 void mmt_events_list(FILE *f);
