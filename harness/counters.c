@@ -386,8 +386,13 @@ static int parse_pfm(struct mmt_event_set *set, const char *tok, char *err, size
 		snprintf(err, len, "--events: libpfm4 failed to initialise");
 		return -1;
 	}
-	if (!strcmp(tok, "ordering"))
+	if (!strcmp(tok, "ordering")) {
+		/* Once, though several scenarios' defaults ask for it. */
+		for (unsigned i = 0; i < set->nr; i++)
+			if (set->ev[i].ordering)
+				return 0;
 		return add_ordering(set, err, len);
+	}
 	if (add_event(set, tok, err, len))
 		return -1;
 	e = &set->ev[set->nr - 1];
@@ -769,6 +774,39 @@ static void list_one(FILE *f, const char *name)
 	mmt_counters_collect(&set, &c);
 }
 
+/* The kernel's named events, for PMUs libpfm4 may not know. */
+static void list_sysfs_pmus(FILE *f)
+{
+	const char *base = "/sys/bus/event_source/devices";
+	struct dirent **pmus;
+	int n = scandir(base, &pmus, NULL, alphasort);
+
+	if (n < 0)
+		return;
+	fprintf(f, "kernel PMU events (PMU::event, from %s when libpfm4 does not name them):\n", base);
+	for (int i = 0; i < n; i++) {
+		char dir[512];
+		struct dirent **evs;
+		int m;
+
+		snprintf(dir, sizeof(dir), "%s/%s/events", base, pmus[i]->d_name);
+		m = pmus[i]->d_name[0] == '.' ? -1 : scandir(dir, &evs, NULL, alphasort);
+		if (m > 0) {
+			fprintf(f, "  %s:", pmus[i]->d_name);
+			for (int k = 0; k < m; k++)
+				if (evs[k]->d_name[0] != '.')
+					fprintf(f, " %s", evs[k]->d_name);
+			fprintf(f, "\n");
+		}
+		for (int k = 0; k < m; k++)
+			free(evs[k]);
+		if (m >= 0)
+			free(evs);
+		free(pmus[i]);
+	}
+	free(pmus);
+}
+
 void mmt_events_list(FILE *f)
 {
 	static const char *const generic[] = { "cycles", "instructions", "cache-references",
@@ -798,6 +836,7 @@ void mmt_events_list(FILE *f)
 				fprintf(f, "  %-20s %s, %d events\n", pi.name, pi.desc, pi.nevents);
 		}
 	}
+	list_sysfs_pmus(f);
 	find_tracefs(tracefs, sizeof(tracefs));
 	fprintf(f, "tracepoints (SYS:EVENT, SYS:* for all; counted per CPU system-wide when root):\n");
 	if (!tracefs[0]) {

@@ -51,6 +51,25 @@ static void probe(char *buf, size_t len, const json_t *run)
 				 !json_is_true(json_object_get(track, "moved")) ? "" : "!");
 }
 
+
+/* Under a memory-ordering clear count, the checker's witnesses per op:
+ * what the CPU caught and undid next to what escaped. */
+static void ordering_beside(FILE *f, const json_t *run, const json_t *ev)
+{
+	const json_t *w = json_object_get(json_object_get(run, "witnesses"), "count");
+	const json_t *ops = json_object_get(run, "iterations");
+	char val[32];
+
+	if (!json_is_string(json_object_get(json_object_get(ev, "encoding"), "role")) || !json_is_integer(w))
+		return;
+	si(val, sizeof(val), (double)json_integer_value(w));
+	if (json_is_integer(ops) && json_integer_value(ops) > 0)
+		fprintf(f, "    %-46s %10s %11.4g/op  checker\n", "witnesses (escaped, beside the clears)", val,
+			(double)json_integer_value(w) / (double)json_integer_value(ops));
+	else
+		fprintf(f, "    %-46s %10s  checker\n", "witnesses (escaped, beside the clears)", val);
+}
+
 static void cpus(char *buf, size_t len, const json_t *arr)
 {
 	size_t off = 0, i;
@@ -180,6 +199,7 @@ void mmt_report_counters(FILE *f, const json_t *doc)
 			if (strcmp(status, "ok")) {
 				fprintf(f, "    %-46s %s: %s\n", json_string_value(json_object_get(ev, "name")),
 					status, json_string_value(json_object_get(ev, "reason")));
+				ordering_beside(f, run, ev);
 				continue;
 			}
 			si(val, sizeof(val), json_number_value(json_object_get(ev, "value")));
@@ -190,6 +210,7 @@ void mmt_report_counters(FILE *f, const json_t *doc)
 			if (scaling < 0.999)
 				fprintf(f, "    %-46s multiplexed: counted %.1f%% of the time, value scaled\n", "",
 					100 * scaling);
+			ordering_beside(f, run, ev);
 		}
 		ipc = json_object_get(json_object_get(c, "derived"), "ipc");
 		if (json_is_number(ipc))

@@ -617,6 +617,7 @@ static const struct mmt_scenario litmus = {
 	/* the smoke suite: store buffering seen, and the fences that forbid it */
 	.smoke_variants = "SB/kernel,SB/urcu,SB/c11,SB+mbs/kernel,MP/kernel,MP+poreleaseacquire/kernel",
 	.why_no_variant = litmus_why_no_variant,
+	.extra_events = "ordering",	/* memory-ordering clears beside the witnesses */
 	.shared_size = litmus_shared_size,
 	.prepare = litmus_prepare,
 	.worker = litmus_worker,

@@ -514,6 +514,7 @@ static const struct mmt_scenario msgpass = {
 	.outcomes = outcome_names,
 	.nr_outcomes = NR_OUTCOMES,
 	.ops_unit = "messages",
+	.extra_events = "ordering",	/* memory-ordering clears beside the witnesses */
 	.shared_size = msgpass_shared_size,
 	.prepare = msgpass_prepare,
 	.variant_worker = loops,
