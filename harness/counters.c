@@ -474,6 +474,7 @@ static void open_kind(const struct mmt_event_set *set, struct mmt_counters *c, p
 		      enum mmt_event_kind kind, bool want_thread_scope)
 {
 	int leader = -1, members = 0;
+	bool closed = false;	/* the current group takes no more members */
 
 	for (unsigned i = 0; i < set->nr; i++) {
 		const struct mmt_event *e = &set->ev[i];
@@ -486,7 +487,7 @@ static void open_kind(const struct mmt_event_set *set, struct mmt_counters *c, p
 		 * multiplexed copies of it are checked against. */
 		bool alone = e->attr.pinned || e->attr.exclusive;
 
-		if (leader >= 0 && kind == MMT_EV_PMU && (members == MMT_GROUP_MAX || alone))
+		if (leader >= 0 && (closed || alone || (kind == MMT_EV_PMU && members == MMT_GROUP_MAX)))
 			leader = -1;
 		a = e->attr;
 		c->fd[i] = perf_open(&a, pid, cpu, leader >= 0 ? c->fd[leader] : -1);
@@ -500,8 +501,7 @@ static void open_kind(const struct mmt_event_set *set, struct mmt_counters *c, p
 		}
 		c->leader[i] = leader;
 		members++;
-		if (alone)
-			members = MMT_GROUP_MAX;
+		closed = alone;
 	}
 }
 

@@ -33,6 +33,31 @@ run msgpass --variant mb --duration 50ms --events none --output "$scratch/n.json
 [ "$rc" -eq 0 ] && [ "$(get "$scratch/n.json" runs.0.counters)" = null ]
 ok $? "--events none records no counters"
 
+# Ordering clears: litmus and msgpass count them by default; on a PMU
+# without one (or a VM without a PMU) they are unsupported with the reason,
+# and the table puts the checker's witnesses beside them.
+run litmus --test SB --primitives kernel --duration 200ms --output "$scratch/l.json"
+ord=$("$MMT_VALIDATE" "$scratch/l.json" --get runs.0.counters.events | grep -o '"role": *"ordering"' | wc -l)
+[ "$rc" -eq 0 ] && [ "$ord" -eq 1 ]
+ok $? "litmus counts one ordering event by default (rc $rc)"
+run litmus --test SB --primitives kernel --duration 200ms --events ordering,task-clock --output "$scratch/o.json"
+st=$(get "$scratch/o.json" runs.0.counters.events.0.status)
+w=$(get "$scratch/o.json" runs.0.witnesses.count)
+if [ "$st" = ok ]; then
+	[ "$(get "$scratch/o.json" runs.0.counters.derived.ordering_per_op)" != null ]
+	ok $? "ordering clears counted: $(get "$scratch/o.json" runs.0.counters.events.0.name) per op $(get "$scratch/o.json" runs.0.counters.derived.ordering_per_op), witnesses $w"
+else
+	[ "$st" = unsupported ] && [ "$(get "$scratch/o.json" runs.0.counters.derived.ordering_per_op)" = null ] &&
+		get "$scratch/o.json" runs.0.counters.events.0.reason | grep -q 'memory-ordering\|not supported'
+	ok $? "ordering clears unsupported here, with the reason: $(get "$scratch/o.json" runs.0.counters.events.0.reason | cut -c1-80)"
+fi
+printf '%s' "$out" | grep -q "witnesses (escaped, beside the clears) *$(printf '%s' "$w" | cut -c1-1)"
+ok $? "the table shows the checker's witnesses beside the clears"
+LIBPFM_FORCE_PMU=skl run msgpass --variant mb --duration 50ms --events ordering --output "$scratch/skl.json"
+[ "$rc" -eq 0 ] && [ "$(get "$scratch/skl.json" runs.0.counters.events.0.name)" = MACHINE_CLEARS:MEMORY_ORDERING ] &&
+	[ "$(get "$scratch/skl.json" runs.0.counters.events.0.encoding.pmu)" = skl ]
+ok $? "on a Skylake PMU (libpfm4 forced) ordering is MACHINE_CLEARS:MEMORY_ORDERING ($(get "$scratch/skl.json" runs.0.counters.events.0.status))"
+
 if [ "$(id -u)" -eq 0 ]; then
 	mounted_before=$(grep -c tracefs /proc/mounts)
 	run msgpass --variant mb --duration 100ms --events tlb:tlb_flush --output "$scratch/t.json"
