@@ -272,14 +272,15 @@ static void describe_encoding(struct mmt_event *e, int idx)
 
 /* PMU::event that libpfm4 does not know, from the kernel's own names:
  * /sys/bus/event_source/devices/PMU/{type,events/EVENT,format/TERM}
- * (e.g. armv8_pmuv3_0::inst_retired, whose events file says
- * "event=0x08" and format/event "config:0-15").  0: encoded; 1: no such
- * PMU or event there. */
+ * (e.g. armv8_pmuv3::inst_retired in QEMU's arm64 guest, whose events
+ * file says "event=0x08" and format/event "config:0-15").  0: encoded; 1:
+ * no such PMU or event there, or terms beyond config. */
 static int encode_sysfs(struct mmt_event *e, const char *tok)
 {
 	const char *sep = strstr(tok, "::");
 	char pmu[64], ev[96], path[400], buf[256], *term, *save = NULL;
 	FILE *f;
+	int n;
 
 	if (!sep || sep == tok || (size_t)(sep - tok) >= sizeof(pmu) || strchr(sep + 2, ':') ||
 	    strchr(tok, '/') || strlen(sep + 2) >= sizeof(ev))
@@ -289,9 +290,10 @@ static int encode_sysfs(struct mmt_event *e, const char *tok)
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", pmu);
 	if (!(f = fopen(path, "r")))
 		return 1;
-	if (fscanf(f, "%u", &e->attr.type) != 1)
-		e->attr.type = 0;
+	n = fscanf(f, "%u", &e->attr.type);
 	fclose(f);
+	if (n != 1)
+		return 1;
 	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/events/%s", pmu, ev);
 	if (!(f = fopen(path, "r")))
 		return 1;
@@ -312,7 +314,7 @@ static int encode_sysfs(struct mmt_event *e, const char *tok)
 		if (!(f = fopen(path, "r")))
 			return 1;
 		/* "config:0-15" or "config:7"; only config terms are supported */
-		int n = fscanf(f, "%63[^:]:%u-%u", fmt, &lo, &hi);
+		n = fscanf(f, "%63[^:]:%u-%u", fmt, &lo, &hi);
 
 		fclose(f);
 		if (n < 2 || strcmp(fmt, "config"))
@@ -367,6 +369,7 @@ static int add_ordering(struct mmt_event_set *set, char *err, size_t len)
 		snprintf(e->name, sizeof(e->name), "%s", mmt_ordering_events[i].event);
 		e->attr = a;
 		describe_encoding(e, idx);
+		snprintf(e->via_note, sizeof(e->via_note), "%s", mmt_ordering_events[i].counts);
 		finish_attr(&e->attr);
 		return 0;
 	}
