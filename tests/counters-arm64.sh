@@ -10,14 +10,16 @@
 #   (ARM_CPU_FREQ in target/arm), so cycles / task-clock-ns must be 1
 #   within a factor of 1.25 (measured 0.98);
 # - ten copies of cycles on 6+1 counters force multiplexing: enabled !=
-#   running, scaling < 1, and every scaled copy within 10% of the same
-#   event pinned alone (cycles:pinned=1) in the same run (measured <= 3%);
+#   running, scaling < 1, and every scaled copy within 15% of the same
+#   event pinned alone (cycles:pinned=1) in the same run (measured 3% idle,
+#   6.5% with the host loaded);
 #   the unscaled value must be off by more than that, or the check proves
 #   nothing;
 # - when libpfm4 names no core PMU: the generic, raw (r11) and sysfs
 #   (armv8_pmuv3::cpu_cycles) encodings count the same cycles, and each
 #   records which encoding it used and why;
-# - without -icount, instructions are unsupported with the reason.
+# - without -icount, instructions are unsupported with the reason;
+# - with MMT_SLOW_TESTS=1, a second guest under -icount counts them.
 #
 # Skipped with the reason without qemu-system-aarch64, the arm64 packages
 # or python3.
@@ -102,7 +104,7 @@ check(len(mux) >= 4 and all(e["scaling"] < 0.9 for e in mux),
 exact = all(abs(s - r * en / ru) <= 1e-6 * s
             for e in copies for s, r, en, ru in zip(e["per_worker"], e["raw"], e["enabled_ns"], e["running_ns"]))
 check(exact, "each scaled value is raw x enabled / running")
-TOL = 0.10
+TOL = 0.15
 dev = [abs(e["value"] / pinned["value"] - 1) for e in copies]
 check(max(dev) <= TOL, "scaled copies within %d%% of the pinned cycles (worst %.1f%%)"
       % (TOL * 100, 100 * max(dev)))
@@ -128,5 +130,58 @@ done <"$scratch/checks"
 
 grep -q 'multiplexed: counted' "$scratch/out"
 ok $? "arm64 guest: the table says which values were multiplexed and scaled"
+
+# Instructions need QEMU's precise icount (numa-vm --qemu-opts), which runs
+# the vCPUs in turn: slow (2 to 5 minutes here, with the host's load), so only with
+# MMT_SLOW_TESTS=1.  There QEMU derives cycles from the instruction count
+# (IPC must be 2^-shift) and the count is global to the vCPUs; the
+# instructions/op ratio of two variants is printed, not judged.
+if [ "${MMT_SLOW_TESTS:-0}" != 1 ]; then
+	skip "instructions under -icount: set MMT_SLOW_TESTS=1 (a guest of 2 to 5 minutes)"
+	done_testing
+	exit
+fi
+rm -f "$MMT_RESULTS_DIR"/*.json
+shift=6
+timeout -k 10 600 "$vm" --arch aarch64 --nodes 1 --cpus 2 --timeout 560 --qemu-opts "-icount shift=$shift" -- \
+	./run-scenario msgpass --variant mb,mb-fence --duration 50ms \
+	--events cycles,instructions,task-clock,armv8_pmuv3::inst_retired >"$scratch/out" 2>"$scratch/err"
+rc=$?
+f=$(ls "$MMT_RESULTS_DIR"/msgpass-*.json 2>/dev/null | head -n 1)
+[ "$rc" -eq 0 ] && [ -n "$f" ]
+ok $? "arm64 guest with -icount shift=$shift: msgpass mb, mb-fence ran (rc $rc: $(tail -n 1 "$scratch/err"))"
+[ -n "$f" ] && python3 - "$f" "$shift" >"$scratch/checks" <<'PY'
+import json, sys
+
+runs = json.load(open(sys.argv[1]))["runs"]
+shift = int(sys.argv[2])
+def check(cond, what):
+    print(("ok" if cond else "not ok") + "\t" + what)
+
+per_op = {}
+for r in runs:
+    evs = {e["name"]: e for e in r["counters"]["events"]}
+    ins, sysfs = evs["instructions"], evs["armv8_pmuv3::inst_retired"]
+    d = r["counters"]["derived"]
+    counted = ins["status"] == "ok" and all(v > 0 for v in ins["per_worker"])
+    check(counted and ins["encoding"]["via"] == "generic",
+          "%s: instructions counted per worker (%s), generic encoding" % (r["variant"], ins.get("per_worker")))
+    check(counted and sysfs["status"] == "ok" and abs(sysfs["value"] / ins["value"] - 1) < 0.01,
+          "%s: armv8_pmuv3::inst_retired (sysfs) within 1%% of instructions (%s vs %s)"
+          % (r["variant"], sysfs["value"], ins["value"]))
+    ipc = d["ipc"]
+    check(ipc is not None and abs(ipc * 2 ** shift - 1) < 0.02,
+          "%s: IPC %s is 2^-%d within 2%%: QEMU derives cycles from the instruction count"
+          % (r["variant"], ipc, shift))
+    per_op[r["variant"]] = d["instructions_per_op"]
+ok = all(v for v in per_op.values()) and len(per_op) == 2
+check(ok, "instructions/op: mb %s, mb-fence %s, ratio mb-fence/mb %s (spinning included)"
+      % (per_op.get("mb"), per_op.get("mb-fence"),
+         "%.3f" % (per_op["mb-fence"] / per_op["mb"]) if ok else "-"))
+PY
+while IFS='	' read -r status what; do
+	[ "$status" = ok ]
+	ok $? "arm64 icount guest: $what"
+done <"$scratch/checks"
 
 done_testing
