@@ -21,6 +21,7 @@
 #   records which encoding it used and why;
 # - without -icount, instructions are unsupported with the reason;
 # - with MMT_SLOW_TESTS=1, a second guest under -icount counts them.
+# A failed attempt is printed and the guest run once more (see below).
 #
 # Skipped with the reason without qemu-system-aarch64, the arm64 packages
 # or python3.
@@ -55,21 +56,10 @@ mkdir -p "$MMT_RESULTS_DIR"
 events="cycles:pinned=1"
 for i in 1 2 3 4 5 6 7 8 9; do events="$events,cycles"; done
 events="$events,task-clock,r11,armv8_pmuv3::cpu_cycles,instructions"
-timeout -k 10 300 "$vm" --arch aarch64 --nodes 1 --cpus 2 --timeout 240 -- \
-	./run-scenario msgpass --variant mb --duration 300ms --events "$events" \
-	>"$scratch/out" 2>"$scratch/err"
-rc=$?
-f=$(ls "$MMT_RESULTS_DIR"/msgpass-*.json 2>/dev/null | head -n 1)
-[ "$rc" -eq 0 ] && [ -n "$f" ] && [ "$(get "$f" metadata.harness.arch)" = aarch64 ]
-ok $? "arm64 guest: msgpass with 15 events ran and its results came back (rc $rc: $(tail -n 1 "$scratch/err"))"
-if [ -z "$f" ]; then
-	done_testing
-	exit
-fi
-
 # One line per check: "ok|not ok<TAB>description"; the checks are in
 # Python because they compare floating-point values per worker.
-python3 - "$f" >"$scratch/checks" <<'PY'
+check_guest() {
+	python3 - "$1" <<'PY'
 import json, sys
 
 run = json.load(open(sys.argv[1]))["runs"][0]
@@ -124,6 +114,31 @@ check(pinned["encoding"]["via"] == "generic" and "no core PMU" in (pinned["encod
 check(instr["status"] == "unsupported" and instr["value"] is None and instr["reason"],
       "instructions without -icount: unsupported, %s" % instr["reason"])
 PY
+}
+
+# The host's load reaches into the guest (QEMU's clocks are the host's):
+# with a load of 18 on this 2-vCPU machine one worker's pinned cycles read
+# 1.9 x its task-clock once.  So a failed attempt is shown and the guest
+# booted once more; both attempts failing fails the test.
+for attempt in 1 2; do
+	rm -f "$MMT_RESULTS_DIR"/*.json
+	timeout -k 10 300 "$vm" --arch aarch64 --nodes 1 --cpus 2 --timeout 240 -- \
+		./run-scenario msgpass --variant mb --duration 300ms --events "$events" \
+		>"$scratch/out" 2>"$scratch/err"
+	rc=$?
+	f=$(ls "$MMT_RESULTS_DIR"/msgpass-*.json 2>/dev/null | head -n 1)
+	[ -n "$f" ] || break
+	check_guest "$f" >"$scratch/checks"
+	grep -q '^not ok' "$scratch/checks" || break
+	[ "$attempt" -eq 2 ] ||
+		echo "# attempt 1 failed (load $(cut -d' ' -f1 /proc/loadavg)): $(grep '^not ok' "$scratch/checks" | cut -f2 | tr '\n' ';')"
+done
+[ "$rc" -eq 0 ] && [ -n "$f" ] && [ "$(get "$f" metadata.harness.arch)" = aarch64 ]
+ok $? "arm64 guest: msgpass with 15 events ran and its results came back (attempt $attempt, rc $rc: $(tail -n 1 "$scratch/err"))"
+if [ -z "$f" ]; then
+	done_testing
+	exit
+fi
 while IFS='	' read -r status what; do
 	[ "$status" = ok ]
 	ok $? "arm64 guest: $what"
