@@ -274,6 +274,7 @@ static int mmrace_prepare(struct mmt_run *run)
 	memset(p->ctl, 0, sizeof(*p->ctl));
 	if (map_region(p) || setup_writers(p))
 		return -1;
+	p->thp_kb = p->variant == V_RACE_THP ? shmem_pmd_kb() : 0;
 	p->root = geteuid() == 0;
 	p->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	p->pagemap = mmr_read_pfn(p->pagemap_fd, p->region) != 0; /* 0 without CAP_SYS_ADMIN */
@@ -389,9 +390,9 @@ static void judge(struct mmt_run *run, struct mmr_priv *p, const char *child_dea
 	else if (!actor_on(p, "migrator"))
 		inconclusive(run, "migrator skipped: %s",
 			     json_string_value(json_object_get(json_object_get(p->actors, "migrator"), "skipped")));
-	else if (p->variant == V_RACE_THP && shmem_pmd_kb() <= 0)
-		inconclusive(run, "no shmem huge page backs the hot set (ShmemPmdMapped %ld kB): shmem_enabled must be advise or always",
-			     shmem_pmd_kb());
+	else if (p->variant == V_RACE_THP && p->thp_kb <= 0)
+		inconclusive(run, "no shmem huge page backed the walk when it was populated (ShmemPmdMapped %ld kB): shmem_enabled must be advise or always",
+			     p->thp_kb);
 	else if (p->variant == V_MIGRATE_AFTER_WALK && !c->pages_moved)
 		inconclusive(run, "no page was migrated (%llu migrate calls)", (unsigned long long)c->migrate_calls);
 	else if (p->variant != V_MIGRATE_AFTER_WALK && p->kernel_in_window == 0)
@@ -501,7 +502,8 @@ static void mmrace_verify(struct mmt_run *run)
 	json_object_set_new(m, "wait_timeout", p->wait_timeouts ? json_string(p->wait_timeout_what) : json_null());
 	json_object_set_new(m, "migrator_death", child_death ? json_string(child_death) : json_null());
 	if (p->variant == V_RACE_THP)
-		json_object_set_new(m, "shmem_pmd_mapped_kb", json_integer(shmem_pmd_kb()));
+		json_object_set_new(m, "shmem_pmd_mapped_kb", json_pack("{s:I,s:I}", "populated", (json_int_t)p->thp_kb,
+									   "end", (json_int_t)shmem_pmd_kb()));
 	json_object_set_new(m, "first_mismatches", mism);
 	json_object_set_new(m, "crash", crash);
 	json_object_set_new(m, "mutant", mut);
