@@ -1,40 +1,191 @@
 # SPDX-License-Identifier: MIT
 """Reading mmtorture results documents for compare, report and nightly.
 
-Python 3 standard library only.  A file that is not a complete results
-document (truncated, corrupt, another schema) raises ResultsError with a
-message naming the file and the problem: callers turn it into exit 2.
+A file is checked against results/schema.json (the one description of the
+format; build/mmtorture-result checks the same, tests/reports-schema.sh
+proves they agree) after a JSON parse as strict as the harness's jansson:
+no NaN or Infinity, no integer outside 64 bits, no duplicate key, no NUL or
+lone surrogate in a string, nesting at most 2048 deep.  Anything else raises
+ResultsError naming the file and the field: callers turn it into exit 2.
 """
 import glob
 import json
+import math
 import os
 import statistics
+import sys
+
+import jsonschema
 
 SCHEMA_VERSION = 1
-RUN_KEYS = ("scenario", "variant", "placement", "repeat", "status", "threads")
+HERE = os.path.dirname(os.path.abspath(__file__))
+# In the source tree results/ is two levels up; installed, the schema sits
+# beside this file (Makefile.am installs it there too).
+SCHEMA_PATHS = (os.path.join(HERE, "..", "..", "results", "schema.json"), os.path.join(HERE, "schema.json"))
+MAX_DEPTH = 2048            # jansson's JSON_PARSER_MAX_DEPTH
+INT64 = (-(1 << 63), (1 << 63) - 1)   # jansson's json_int_t
 
 
 class ResultsError(Exception):
     pass
 
 
-def load(path):
-    try:
+def _schema_path():
+    for p in SCHEMA_PATHS:
+        if os.path.exists(p):
+            return os.path.normpath(p)
+    raise ResultsError(f"results schema not found (looked in {', '.join(map(os.path.normpath, SCHEMA_PATHS))})")
+
+
+_validator = None
+
+
+def validator():
+    """The schema validator; 'integer' is a number written without a fraction, as jansson has it."""
+    global _validator
+    if _validator is None:
+        path = _schema_path()
         with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+            schema = json.load(f)
+        base = jsonschema.Draft202012Validator
+        checker = base.TYPE_CHECKER.redefine(
+            "integer", lambda _c, v: isinstance(v, int) and not isinstance(v, bool))
+        cls = jsonschema.validators.extend(base, type_checker=checker)
+        cls.check_schema(schema)
+        _validator = cls(schema)
+    return _validator
+
+
+def field_path(path):
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "document"
+
+
+class _Strict(Exception):
+    pass
+
+
+def _int(s):
+    if len(s.lstrip("-")) > 19:
+        raise _Strict(f"integer {s[:24]}{'...' if len(s) > 24 else ''} does not fit in 64 bits")
+    v = int(s)
+    if not INT64[0] <= v <= INT64[1]:
+        raise _Strict(f"integer {s} does not fit in 64 bits")
+    return v
+
+
+def _float(s):
+    v = float(s)
+    if math.isinf(v):
+        raise _Strict(f"number {s[:24]} overflows a double")
+    return v
+
+
+def _constant(s):
+    raise _Strict(f"{s} is not JSON")
+
+
+def _pairs(pairs):
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise _Strict(f"duplicate key '{k}'")
+        seen[k] = v
+    return seen
+
+
+def _bad_string(s):
+    if "\0" in s:
+        return "a string holds NUL"
+    for ch in s:
+        if 0xD800 <= ord(ch) <= 0xDFFF:
+            return "a string holds a lone UTF-16 surrogate"
+    return None
+
+
+def _walk(doc):
+    """Depth and string checks, iteratively (a deep document must not overflow our stack)."""
+    stack = [(doc, 1, ())]
+    while stack:
+        v, depth, path = stack.pop()
+        if isinstance(v, (dict, list)):
+            if depth > MAX_DEPTH:
+                return path, f"nested deeper than {MAX_DEPTH}"
+            items = v.items() if isinstance(v, dict) else enumerate(v)
+            for k, x in items:
+                if isinstance(k, str):
+                    why = _bad_string(k)
+                    if why:
+                        return path, f"{why} (a key)"
+                stack.append((x, depth + 1, path + (k,)))
+        elif isinstance(v, str):
+            why = _bad_string(v)
+            if why:
+                return path, why
+    return None
+
+
+def parse(path):
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
     except OSError as e:
         raise ResultsError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"{path}: not UTF-8 (byte {e.start})") from None
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, MAX_DEPTH + 200))
+    try:
+        doc = json.loads(text, parse_int=_int, parse_float=_float, parse_constant=_constant,
+                         object_pairs_hook=_pairs)
     except json.JSONDecodeError as e:
         raise ResultsError(f"{path}: not valid JSON (line {e.lineno}: {e.msg}); truncated?") from None
-    if not isinstance(doc, dict) or doc.get("schema_version") != SCHEMA_VERSION:
-        raise ResultsError(f"{path}: not an mmtorture results document (schema_version {SCHEMA_VERSION})")
-    runs = doc.get("runs")
-    if not isinstance(runs, list) or not isinstance(doc.get("metadata"), dict):
-        raise ResultsError(f"{path}: not an mmtorture results document (no runs or metadata)")
-    for i, run in enumerate(runs):
-        missing = [k for k in RUN_KEYS if k not in run]
-        if missing:
-            raise ResultsError(f"{path}: runs[{i}] lacks {', '.join(missing)}")
+    except _Strict as e:
+        raise ResultsError(f"{path}: not valid JSON: {e}") from None
+    except RecursionError:
+        raise ResultsError(f"{path}: not valid JSON: nested deeper than {MAX_DEPTH}") from None
+    except ValueError as e:
+        raise ResultsError(f"{path}: not valid JSON: {e}") from None
+    finally:
+        sys.setrecursionlimit(old)
+    bad = _walk(doc)
+    if bad:
+        raise ResultsError(f"{path}: not valid JSON: {field_path(bad[0])}: {bad[1]}")
+    return doc
+
+
+def check(doc, path):
+    """Schema and the cross-field rules; raises ResultsError naming the field."""
+    if not isinstance(doc, dict) or "schema_version" not in doc:
+        raise ResultsError(f"{path}: not an mmtorture results document (no schema_version)")
+    v = doc["schema_version"]
+    if type(v) is not int or v != SCHEMA_VERSION:
+        raise ResultsError(f"{path}: schema_version {json.dumps(doc['schema_version'])[:40]} is not {SCHEMA_VERSION}"
+                           " (not an mmtorture results document of this version)")
+    errors = list(validator().iter_errors(doc))
+    if errors:
+        e = jsonschema.exceptions.best_match(errors)
+        # Descend into oneOf/anyOf to the deepest reason, which names the real field.
+        while e.context:
+            e = jsonschema.exceptions.best_match(e.context)
+        where = field_path(e.absolute_path)
+        msg = e.message if len(e.message) <= 160 else e.message[:157] + "..."
+        if e.validator == "required" and isinstance(e.instance, dict):
+            missing = [k for k in e.validator_value if k not in e.instance]
+            where = field_path(list(e.absolute_path) + missing[:1])
+            msg = "is missing"
+        raise ResultsError(f"{path}: {where}: {msg}")
+    if doc["summary"]["runs"] != len(doc["runs"]):
+        raise ResultsError(f"{path}: summary.runs: {doc['summary']['runs']} does not match the {len(doc['runs'])} runs")
+
+
+def load(path):
+    doc = parse(path)
+    check(doc, path)
     doc["_path"] = path
     return doc
 
@@ -45,10 +196,12 @@ def expand(paths):
     for p in paths:
         if os.path.isdir(p):
             out.extend(sorted(glob.glob(os.path.join(p, "**", "*.json"), recursive=True)))
-        else:
+        elif os.path.exists(p) or os.path.islink(p):
             out.append(p)
+        else:
+            raise ResultsError(f"{p}: no such file or directory")
     if not out:
-        raise ResultsError("no results files given")
+        raise ResultsError(f"no results files in {' '.join(paths) or '(nothing given)'}")
     return out
 
 
@@ -56,12 +209,61 @@ def load_all(paths):
     return [load(p) for p in expand(paths)]
 
 
+def u64(v):
+    """A 64-bit value as the schema allows it (decimal string or integer) -> int."""
+    return int(v) if isinstance(v, str) else v
+
+
+# ---- hosts: results of different machines are never pooled -----------------
+
+def host_id(doc):
+    """Stable identity: machine-id when recorded, else hostname + CPU model + kernel."""
+    m = doc["metadata"]
+    h = m.get("host") or {}
+    if h.get("machine_id"):
+        return h["machine_id"]
+    return "|".join(str(x) for x in (h.get("hostname", m.get("hostname")), (m.get("cpu") or {}).get("model"),
+                                     (m.get("kernel") or {}).get("release")))
+
+
+def host_label(doc):
+    m = doc["metadata"]
+    h = m.get("host") or {}
+    name = h.get("hostname") or m.get("hostname") or "?"
+    if h.get("machine_id"):
+        return f"{name} ({h['machine_id'][:8]})"
+    return name
+
+
+def tag_runs(docs):
+    """Each run with its host identity attached (as _host, _host_label, _doc)."""
+    out = []
+    for d in docs:
+        hid, label = host_id(d), host_label(d)
+        for r in d["runs"]:
+            r["_host"], r["_host_label"], r["_doc"] = hid, label, d
+            out.append(r)
+    return out
+
+
+def host_labels(docs):
+    """host id -> label, made unique when two hosts share a hostname."""
+    ids = {}
+    for d in docs:
+        ids.setdefault(host_id(d), host_label(d))
+    seen = {}
+    for hid, label in ids.items():
+        seen.setdefault(label, []).append(hid)
+    return {hid: (label if len(seen[label]) == 1 else f"{label} [{hid[-8:]}]") for hid, label in ids.items()}
+
+
 def key(run):
-    return (run["scenario"], run["variant"], run["placement"], run["threads"])
+    return (run.get("_host", ""), run["scenario"], run["variant"], run["placement"], run["threads"])
 
 
-def key_text(k):
-    return f"{k[0]} {k[1]} {k[2]} ({k[3]} threads)"
+def key_text(k, labels=None):
+    host = (labels or {}).get(k[0], k[0])
+    return f"{k[1]} {k[2]} {k[3]} ({k[4]} threads) on {host}"
 
 
 def probe_ns(run):
@@ -76,22 +278,38 @@ def measured(run):
     return run["status"] in ("ok", "witnessed", "inconclusive") and run.get("ops_per_sec") is not None
 
 
+# Metrics worth comparing: (name, unit, better, getter).  Each declares its
+# own direction here, once; compare, report and nightly read this table.
+def _m(name):
+    return lambda r: (r.get("metrics") or {}).get(name)
+
+
+def _lat(name, q):
+    def get(r):
+        v = (r.get("metrics") or {}).get(name)
+        return v.get(q) if isinstance(v, dict) else None
+    return get
+
+
+METRICS = [
+    ("ops_per_sec", "ops/s", "higher", lambda r: r.get("ops_per_sec")),
+    ("ns_per_op", "ns", "lower", lambda r: r.get("ns_per_op")),
+    ("net_ns_per_op", "ns", "lower", _m("net_ns_per_op")),
+    ("round_trip_p50_ns", "ns", "lower", _lat("round_trip_ns", "median")),
+    ("round_trip_p99_ns", "ns", "lower", _lat("round_trip_ns", "p99")),
+    ("witnesses_per_sec", "/s", "higher", lambda r: _m("witnesses_per_sec")(r) if r["scenario"] == "litmus" else None),
+    ("mprotect_per_sec", "/s", "higher", _m("mprotect_per_sec")),
+]
+METRIC_INFO = {name: (unit, better) for name, unit, better, _ in METRICS}
+
+
 def metrics(run):
     """name -> (value, better) for the numbers worth comparing."""
     out = {}
-    if run.get("ops_per_sec") is not None:
-        out["ops_per_sec"] = (run["ops_per_sec"], "higher")
-    if run.get("ns_per_op") is not None:
-        out["ns_per_op"] = (run["ns_per_op"], "lower")
-    m = run.get("metrics") or {}
-    rt = m.get("round_trip_ns")
-    if isinstance(rt, dict):
-        out["round_trip_p50_ns"] = (rt["median"], "lower")
-        out["round_trip_p99_ns"] = (rt["p99"], "lower")
-    if isinstance(m.get("witnesses_per_sec"), (int, float)) and run["scenario"] == "litmus":
-        out["witnesses_per_sec"] = (m["witnesses_per_sec"], "higher")
-    if isinstance(m.get("mprotect_per_sec"), (int, float)):
-        out["mprotect_per_sec"] = (m["mprotect_per_sec"], "higher")
+    for name, _unit, better, get in METRICS:
+        v = get(run)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            out[name] = (v, better)
     for ev in ((run.get("counters") or {}).get("events") or []):
         if ev.get("status") == "ok" and isinstance(ev.get("per_op"), (int, float)) and ev["kind"] != "tracepoint":
             out[f"{ev['name']}/op"] = (ev["per_op"], "lower")
@@ -99,6 +317,8 @@ def metrics(run):
 
 
 def si(v):
+    if v is None:
+        return "-"
     for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if abs(v) >= div:
             return f"{v / div:.3g}{unit}"
