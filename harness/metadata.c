@@ -4,8 +4,11 @@
 #include "clock.h"
 #include "git-revision.h"
 
+#include <elf.h>
+#include <link.h>
 #include <numa.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -71,6 +74,79 @@ static json_t *cpu_model(void)
 	return model ? model : json_null();
 }
 
+/* "0-3,8,10-11" -> [0,1,2,3,8,10,11]; NULL when it does not parse. */
+static json_t *cpu_list_json(const char *text)
+{
+	json_t *out = json_array();
+	const char *p = text;
+
+	while (*p && *p != '\n') {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p || lo < 0)
+			goto bad;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || hi < lo)
+				goto bad;
+		}
+		for (long c = lo; c <= hi; c++)
+			json_array_append_new(out, json_integer(c));
+		p = *end == ',' ? end + 1 : end;
+	}
+	return out;
+bad:
+	json_decref(out);
+	return NULL;
+}
+
+/* CPUs sharing a last-level (L3) cache, from sysfs: two CPUs of one NUMA
+ * node may still sit on different dies with different L3s, which changes
+ * every cache-line round trip.  Empty where sysfs has no L3. */
+static json_t *l3_groups(const struct mmt_topology *t)
+{
+	json_t *groups = json_array();
+
+	for (int i = 0; i < t->nr_cpus; i++) {
+		for (int idx = 0; idx < 8; idx++) {
+			char path[128], level[16] = "", list[1024] = "";
+			FILE *f;
+			json_t *g, *one;
+			size_t k;
+			bool seen = false;
+
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/level",
+				 t->cpus[i].id, idx);
+			if (!(f = fopen(path, "r")))
+				break;
+			if (!fgets(level, sizeof(level), f))
+				level[0] = '\0';
+			fclose(f);
+			if (atoi(level) != 3)
+				continue;
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
+				 t->cpus[i].id, idx);
+			if (!(f = fopen(path, "r")))
+				break;
+			if (!fgets(list, sizeof(list), f))
+				list[0] = '\0';
+			fclose(f);
+			if (!(g = cpu_list_json(list)))
+				break;
+			json_array_foreach(groups, k, one)
+				seen |= json_equal(one, g);
+			if (seen)
+				json_decref(g);
+			else
+				json_array_append_new(groups, g);
+			break;
+		}
+	}
+	return groups;
+}
+
 json_t *mmt_topology_json(const struct mmt_topology *t)
 {
 	json_t *nodes = json_array();
@@ -99,11 +175,110 @@ json_t *mmt_topology_json(const struct mmt_topology *t)
 	}
 	/* libnuma's count next to sysfs's: they disagree when the kernel and
 	 * libnuma see different node sets (offline nodes, cpusets). */
-	return json_pack("{s:i,s:i,s:b,s:b,s:o,s:o}", "online_cpus", t->nr_cpus, "cores", cores,
+	return json_pack("{s:i,s:i,s:b,s:b,s:o,s:o,s:o}", "online_cpus", t->nr_cpus, "cores", cores,
 			 "smt", mmt_topology_has_smt(t), "numa_sysfs", t->numa_sysfs,
 			 "libnuma_nodes", numa_available() < 0 ? json_null()
 							       : json_integer(numa_num_configured_nodes()),
-			 "nodes", nodes);
+			 "nodes", nodes, "l3_groups", l3_groups(t));
+}
+
+/* /proc/loadavg's three averages: a loaded host skews every number. */
+static json_t *loadavg(void)
+{
+	double a, b, c;
+	FILE *f = fopen("/proc/loadavg", "r");
+	int n;
+
+	if (!f)
+		return json_null();
+	n = fscanf(f, "%lf %lf %lf", &a, &b, &c);
+	fclose(f);
+	return n == 3 ? json_pack("[f,f,f]", a, b, c) : json_null();
+}
+
+/* Turbo/boost: acpi-cpufreq's boost (1 on) or intel_pstate's no_turbo
+ * (1 off), named so the two cannot be confused. */
+static json_t *cpufreq_boost(void)
+{
+	json_t *v = file_line("/sys/devices/system/cpu/cpufreq/boost");
+	char buf[64];
+
+	if (!json_is_null(v)) {
+		snprintf(buf, sizeof(buf), "boost=%s", json_string_value(v));
+		json_decref(v);
+		return json_string(buf);
+	}
+	v = file_line("/sys/devices/system/cpu/intel_pstate/no_turbo");
+	if (json_is_null(v))
+		return v;
+	snprintf(buf, sizeof(buf), "no_turbo=%s", json_string_value(v));
+	json_decref(v);
+	return json_string(buf);
+}
+
+/* GNU build-id of a loaded object, from its PT_NOTE segments. */
+static json_t *build_id(const struct dl_phdr_info *info)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+			const unsigned char *desc = (const unsigned char *)p + sizeof(*nh) + ((nh->n_namesz + 3) & ~3u);
+			char hex[2 * 64 + 1];
+
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*nh), "GNU", 4) && nh->n_descsz <= 64) {
+				for (unsigned k = 0; k < nh->n_descsz; k++)
+					snprintf(hex + 2 * k, 3, "%02x", desc[k]);
+				hex[2 * nh->n_descsz] = '\0';
+				return json_string(hex);
+			}
+			p += sizeof(*nh) + ((nh->n_namesz + 3) & ~3u) + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+	return json_null();
+}
+
+static int add_urcu(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+	char real[4096];
+
+	(void)size;
+	if (!base || strncmp(base + 1, "liburcu", 7))
+		return 0;
+	json_array_append_new(arg, json_pack("{s:s,s:o}", "path",
+					     realpath(info->dlpi_name, real) ? real : info->dlpi_name,
+					     "build_id", build_id(info)));
+	return 0;
+}
+
+/* The liburcu objects this process really mapped: with PKG_CONFIG_PATH or
+ * --with-urcu the headers and the library loaded at run time can differ,
+ * and two builds of one version only differ in their build-id. */
+static json_t *loaded_urcu(void)
+{
+	json_t *libs = json_array();
+
+	dl_iterate_phdr(add_urcu, libs);
+	return libs;
+}
+
+static json_t *machine_id(void)
+{
+	json_t *v = file_line("/etc/machine-id");
+
+	if (json_is_null(v) || !json_string_length(v)) {
+		json_decref(v);
+		v = file_line("/var/lib/dbus/machine-id");
+	}
+	return v;
 }
 
 static json_t *now_iso8601(void)
@@ -121,13 +296,13 @@ json_t *mmt_metadata_collect(int argc, char **argv, uint64_t seed, const struct 
 {
 	struct utsname u;
 	char host[256] = "";
-	json_t *cmd = json_array();
+	json_t *cmd = json_array(), *doc;
 
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cmd, json_string(argv[i]));
-	return json_pack(
+	doc = json_pack(
 		"{s:{s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:o},s:o,s:{s:o,s:o,s:o,s:o},"
 		"s:s,s:o,s:I,s:o,s:s,s:{s:f,s:b}}",
 		"harness", "version", PACKAGE_VERSION, "git_revision", MMT_GIT_REVISION,
@@ -146,4 +321,14 @@ json_t *mmt_metadata_collect(int argc, char **argv, uint64_t seed, const struct 
 		"started_at", now_iso8601(),
 		"hostname", host,
 		"clock", "cycles_per_ns", mmt_cycles_per_ns(), "synchronised", mmt_cycles_synchronised());
+
+	/* Who and in what state: results of different hosts are never pooled. */
+	json_object_set_new(doc, "host", json_pack("{s:s,s:o,s:o,s:s}", "hostname", host,
+						   "machine_id", machine_id(), "cpu_model", cpu_model(),
+						   "kernel_release", u.release));
+	json_object_set_new(doc, "system", json_pack("{s:o,s:o,s:o,s:o}", "loadavg", loadavg(),
+		"cpufreq_governor", file_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
+		"cpufreq_boost", cpufreq_boost(), "cmdline", file_line("/proc/cmdline")));
+	json_object_set_new(doc, "liburcu", loaded_urcu());
+	return doc;
 }
