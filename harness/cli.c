@@ -57,7 +57,8 @@ void mmt_cli_usage(FILE *f)
 	      "  --seed S                 seed for payloads and random delays (default: random)\n"
 	      "  --output FILE|-          results JSON (default: results/<scenario>-<time>.json;\n"
 	      "                           '-': JSON on stdout, the table on stderr)\n"
-	      "  --format table|json      what goes to stdout (default: table)\n"
+	      "  --format table|wide|json what goes to stdout (default: table, 120 columns;\n"
+	      "                           wide: full verdicts and details)\n"
 	      "  --events LIST|none|list  counters per worker: libpfm4 names (cycles,\n"
 	      "                           instructions, PMU::EVENT, perf:: software events)\n"
 	      "                           and tracepoints (tlb:tlb_flush, compaction:*);\n"
@@ -427,10 +428,12 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 		case OPT_FORMAT:
 			if (!strcmp(arg, "table"))
 				cli->format = MMT_FORMAT_TABLE;
+			else if (!strcmp(arg, "wide"))
+				cli->format = MMT_FORMAT_WIDE;
 			else if (!strcmp(arg, "json"))
 				cli->format = MMT_FORMAT_JSON;
 			else {
-				snprintf(err, errlen, "--format must be table or json, not '%s'", arg);
+				snprintf(err, errlen, "--format must be table, wide or json, not '%s'", arg);
 				return -1;
 			}
 			break;

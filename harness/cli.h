@@ -17,7 +17,7 @@
 #define MMT_MAX_PLACEMENTS 8
 #define MMT_MAX_VARIANTS 1024
 
-enum mmt_format { MMT_FORMAT_TABLE, MMT_FORMAT_JSON };
+enum mmt_format { MMT_FORMAT_TABLE, MMT_FORMAT_WIDE, MMT_FORMAT_JSON };
 
 struct mmt_cli_opt {
 	const char *name;

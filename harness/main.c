@@ -450,6 +450,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mmtorture: internal error, results fail their schema: %s\n", err);
 		return EXIT_HARNESS;
 	}
+	mmt_report_set_wide(cli.format == MMT_FORMAT_WIDE);
 	if (cli.output && !strcmp(cli.output, "-")) {
 		json_dumpf(doc, stdout, JSON_INDENT(2));
 		fputc('\n', stdout);

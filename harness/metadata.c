@@ -35,7 +35,7 @@ const char *mmt_version_string(void)
 /* First line of a file, trimmed, or JSON null if it cannot be read. */
 static json_t *file_line(const char *path)
 {
-	char buf[512];
+	char buf[4096]; /* /proc/cmdline runs to hundreds of bytes */
 	FILE *f = fopen(path, "r");
 	size_t n;
 

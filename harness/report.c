@@ -88,32 +88,62 @@ static void cpus(char *buf, size_t len, const json_t *arr)
 	}
 }
 
+/* The table fits a 120-column terminal; --format wide adds the full
+ * verdict and the whole detail column instead of cutting it. */
+#define TABLE_COLUMNS 120
+static bool wide;
+
+void mmt_report_set_wide(bool on)
+{
+	wide = on;
+}
+
+/* Verdicts in a word, for the narrow table. */
+static const char *short_verdict(const char *v)
+{
+	static const char *const map[][2] = {
+		{ "ok (forbidden, not seen)", "ok" }, { "FORBIDDEN AND SEEN", "FORBIDDEN" },
+		{ "allowed, seen", "seen" }, { "allowed, not seen", "not-seen" },
+		{ "caught (injected fault)", "caught" }, { "MISSED (injected fault not seen)", "MISSED" },
+	};
+
+	for (size_t i = 0; v && i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(v, map[i][0]))
+			return map[i][1];
+	return v ? v : "-";
+}
+
 void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 {
 	const json_t *runs = json_object_get(doc, "runs"), *run, *sum;
 	size_t i;
-	int skipped = 0, vw = 21;
+	int skipped = 0, vw = 16, sw = 8, fixed, room;
+	bool cut = false;
 
-	/* Litmus variants (TEST/PRIMITIVES) are long: size the column. */
+	/* Litmus variants (TEST/PRIMITIVES) are long: size the columns. */
 	json_array_foreach(runs, i, run) {
 		int n = (int)json_string_length(json_object_get(run, "variant"));
+		int m = (int)json_string_length(json_object_get(run, "scenario"));
 
-		if (n > vw)
-			vw = n;
+		vw = n > vw ? n : vw;
+		sw = m > sw ? m : sw;
 	}
-	fprintf(f, "%-9s %-*s %-10s %-7s %3s %8s %8s %10s %9s  %-26s %s\n", "scenario", vw,
-		"variant", "placement", "cpus", "rep", "ops/s", "ns/op", "probe ns", "witnesses",
-		"verdict", "detail");
+	fixed = sw + 1 + vw + 1 + 10 + 1 + 7 + 1 + 3 + 1 + 7 + 1 + 7 + 1 + 9 + 1 + 6 + 2 + 9 + 1;
+	room = TABLE_COLUMNS - fixed;
+	fprintf(f, "%-*s %-*s %-10s %-7s %3s %7s %7s %9s %6s  %-*s %s\n", sw, "scenario", vw,
+		"variant", "placement", "cpus", "rep", "ops/s", "ns/op", "probe ns", "witn.",
+		wide ? 32 : 9, "verdict", "detail");
 	json_array_foreach(runs, i, run) {
 		const char *status = json_string_value(json_object_get(run, "status"));
-		char rate[16], nsop[16], det[96], pr[32], cp[64], wit[16];
+		const char *verdict = json_string_value(json_object_get(run, "verdict"));
+		char rate[16], nsop[16], det[160], pr[32], cp[64], wit[16];
 
 		if (!strcmp(status, "skipped")) {
 			skipped++;
 			continue;
 		}
 		if (!strcmp(status, "error") || !strcmp(status, "hung")) {
-			fprintf(f, "%-9s %-*s %-10s %s: %s\n",
+			fprintf(f, "%-*s %-*s %-10s %s: %s\n", sw,
 				json_string_value(json_object_get(run, "scenario")), vw,
 				json_string_value(json_object_get(run, "variant")),
 				json_string_value(json_object_get(run, "placement")), status,
@@ -127,13 +157,20 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 		cpus(cp, sizeof(cp), json_object_get(run, "cpus"));
 		si(wit, sizeof(wit), (double)json_integer_value(
 					     json_object_get(json_object_get(run, "witnesses"), "count")));
-		fprintf(f, "%-9s %-*s %-10s %-7s %3lld %8s %8s %10s %9s  %-26s %s\n",
+		if (!wide && room > 1 && (int)strlen(det) > room) {
+			det[room - 1] = '~';
+			det[room] = '\0';
+			cut = true;
+		}
+		fprintf(f, "%-*s %-*s %-10s %-7s %3lld %7s %7s %9s %6s  %-*s %s\n", sw,
 			json_string_value(json_object_get(run, "scenario")), vw,
 			json_string_value(json_object_get(run, "variant")),
 			json_string_value(json_object_get(run, "placement")), cp,
 			(long long)json_integer_value(json_object_get(run, "repeat")), rate, nsop,
-			pr, wit, json_string_value(json_object_get(run, "verdict")), det);
+			pr, wit, wide ? 32 : 9, wide ? (verdict ? verdict : "-") : short_verdict(verdict), det);
 	}
+	if (cut)
+		fprintf(f, "(~: detail cut to fit %d columns; --format wide shows it whole)\n", TABLE_COLUMNS);
 	if (skipped) {
 		fprintf(f, "\nskipped:\n");
 		json_array_foreach(runs, i, run) {
@@ -148,7 +185,9 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 	json_array_foreach(runs, i, run) {
 		const json_t *p = json_object_get(run, "probe");
 
-		if (json_is_object(p) && !json_is_true(json_object_get(p, "stable"))) {
+		/* Single-CPU runs have no pair to probe (drift null): nothing moved. */
+		if (json_is_object(p) && json_is_number(json_object_get(p, "drift")) &&
+		    !json_is_true(json_object_get(p, "stable"))) {
 			fprintf(f, "\n! the CPUs' one-way latency changed by more than %.1fx during the run:\n"
 				   "  the host moved them; compare such runs with care\n", MMT_PROBE_STABLE_RATIO);
 			break;

@@ -4,7 +4,11 @@
 #define MMT_REPORT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
+
+/* --format wide: full verdicts and the whole detail column. */
+void mmt_report_set_wide(bool on);
 
 void mmt_report_table(FILE *f, const json_t *doc, const char *result_path);
 /* Counters per run: value, per operation, scaling; unsupported with why. */
