@@ -217,13 +217,13 @@ def u64(v):
 # ---- hosts: results of different machines are never pooled -----------------
 
 def host_id(doc):
-    """Stable identity: machine-id when recorded, else hostname + CPU model + kernel."""
+    """The machine: its machine-id when recorded, else hostname + CPU model.
+    Never the kernel: comparing two kernels on one box is the point."""
     m = doc["metadata"]
     h = m.get("host") or {}
     if h.get("machine_id"):
         return h["machine_id"]
-    return "|".join(str(x) for x in (h.get("hostname", m.get("hostname")), (m.get("cpu") or {}).get("model"),
-                                     (m.get("kernel") or {}).get("release")))
+    return "|".join(str(x) for x in (h.get("hostname", m.get("hostname")), (m.get("cpu") or {}).get("model")))
 
 
 def host_label(doc):

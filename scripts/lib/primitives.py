@@ -19,7 +19,7 @@ TRIPLES = [
     ("barrier-cost", "write barrier", "wmb", "urcu-wmb", "c11-fence-release"),
     ("barrier-cost", "release store", "store-release", "urcu-assign-pointer", "c11-store-release"),
     ("barrier-cost", "acquire load", "load-acquire", "urcu-dereference", "c11-load-acquire"),
-    ("barrier-cost", "atomic add", "atomic-add", "urcu-uatomic-add", "c11-fetch-add"),
+    ("barrier-cost", "atomic add", None, "urcu-uatomic-add", "c11-fetch-add"),
 ]
 
 
@@ -63,3 +63,40 @@ def triples(scenario, variants):
         if sum(v is not None for v in row) >= 2:
             out.append((what, *row))
     return out
+
+
+# Below this a net cost is within the loop's own noise (a compiler barrier
+# costs nothing): a ratio to it means nothing, the difference in ns does.
+NEGLIGIBLE_NS = 0.1
+
+
+def ratio_cells(names, vals, metric, paired_ratio_ci, alpha=0.05):
+    """One row of the hand-rolled : liburcu : C11 table.  names: the three
+    variants (None when absent); vals: variant -> {(file, repeat): value}.
+    Each cell: 'variant ratio [lo, hi] (n=N)' paired by repeat against the
+    first present variant, or a difference in ns when that one costs
+    (next to) nothing."""
+    import statistics
+    ref = next(n for n in names if n)
+    ref_med = statistics.median(vals[ref].values()) if vals.get(ref) else 0
+    as_diff = metric == "net_ns_per_op" and abs(ref_med) < NEGLIGIBLE_NS
+    cells = []
+    for v in names:
+        if v is None:
+            cells.append("-")
+        elif v == ref:
+            cells.append(f"{v}: {ref_med:.2g} ns" if as_diff else f"{v}: 1")
+        else:
+            pairs = [(vals[v][k], vals[ref][k]) for k in vals[v] if k in vals[ref]]
+            if not pairs:
+                cells.append(f"{v}: no shared repeats")
+            elif as_diff or min(b for _, b in pairs) <= 0:
+                d = statistics.median(a - b for a, b in pairs)
+                cells.append(f"{v}: {d:+.2g} ns (n={len(pairs)})")
+            else:
+                med, lo, hi, cover = paired_ratio_ci(pairs, alpha)
+                ci = ""
+                if lo is not None:
+                    ci = f" [{lo:.2f}, {hi:.2f}]" + ("" if cover >= 0.95 else f" {cover * 100:.0f}%")
+                cells.append(f"{v}: {med:.2f}{ci} (n={len(pairs)})")
+    return cells, as_diff

@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: MIT
+"""Inline SVG plots for scripts/report: every plot has an x axis with
+ticks, gridlines and a label with its unit, a label for every row, each
+run as a point, the median as a bar and its interval as a line, so a
+reader sees the spread and the count, not one number.  Linear scales from
+zero, so lengths compare; standard library only."""
+import html
+import math
+
+W_LABEL, W_PLOT, W_NOTE = 250, 480, 210
+ROW, TOP, BOTTOM = 20, 34, 44
+
+
+def nice_ticks(hi, count=6):
+    """Round tick values from 0 covering hi."""
+    if hi <= 0:
+        return [0, 1]
+    raw = hi / count
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw)
+    n = math.ceil(hi / step - 1e-9)
+    return [round(i * step, 12) for i in range(n + 1)]
+
+
+def fmt(v):
+    if v is None:
+        return "-"
+    a = abs(v)
+    for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if a >= div:
+            return f"{v / div:.3g}{unit}"
+    if a == 0:
+        return "0"
+    return f"{v:.3g}"
+
+
+def esc(s):
+    return html.escape(str(s), quote=True)
+
+
+def _axis(x0, y, width, ticks, scale, unit, height):
+    out = [f'<g class="axis x" data-unit="{esc(unit)}">',
+           f'<line x1="{x0}" y1="{y}" x2="{x0 + width}" y2="{y}" stroke="#000"/>']
+    for t in ticks:
+        x = x0 + scale(t)
+        out.append(f'<g class="tick"><line x1="{x:.1f}" y1="{TOP - 6}" x2="{x:.1f}" y2="{y}" stroke="#ddd"/>'
+                   f'<line x1="{x:.1f}" y1="{y}" x2="{x:.1f}" y2="{y + 5}" stroke="#000"/>'
+                   f'<text x="{x:.1f}" y="{y + 17}" text-anchor="middle">{esc(fmt(t))}</text></g>')
+    out.append(f'<text class="axis-label" x="{x0 + width / 2:.1f}" y="{y + 34}" text-anchor="middle">'
+               f'{esc(unit)}</text></g>')
+    return out
+
+
+def dot_plot(title, unit, rows, note=""):
+    """rows: [(label, colour, [values], (median, lo, hi, coverage))]; each
+    value one run.  Returns an <svg> string, or a sentence when empty."""
+    rows = [r for r in rows if r[2]]
+    if not rows:
+        return f"<p>{esc(title)}: nothing measured.</p>"
+    hi = max(max(r[2]) for r in rows)
+    lo_all = min(min(r[2]) for r in rows)
+    if lo_all < 0:   # a net cost can be a hair below zero: keep zero in view
+        hi = max(hi, -lo_all)
+    ticks = nice_ticks(hi * 1.02)
+    top = ticks[-1] or 1
+    lo_t = min(0.0, lo_all)
+    scale = lambda v: (v - lo_t) / (top - lo_t) * W_PLOT  # noqa: E731
+    h = TOP + ROW * len(rows) + BOTTOM
+    width = W_LABEL + W_PLOT + W_NOTE
+    out = [f'<svg class="plot" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{h}" '
+           f'font-family="sans-serif" font-size="11" role="img" aria-label="{esc(title)}">',
+           f'<title>{esc(title)}</title>',
+           f'<text class="plot-title" x="4" y="14" font-weight="bold">{esc(title)}</text>',
+           f'<text x="4" y="27" fill="#555">{esc(note or "dots: runs; bar: median; line: 95% interval")}</text>']
+    y_axis = TOP + ROW * len(rows) + 4
+    out += _axis(W_LABEL, y_axis, W_PLOT, [t for t in ticks], scale, unit, h)
+    out.append(f'<line class="axis y" x1="{W_LABEL + scale(0):.1f}" y1="{TOP - 6}" x2="{W_LABEL + scale(0):.1f}" '
+               f'y2="{y_axis}" stroke="#000"/>')
+    for i, (label, colour, values, (med, lo, hi_ci, cover)) in enumerate(rows):
+        y = TOP + i * ROW + ROW / 2
+        out.append(f'<g class="row" data-n="{len(values)}">')
+        out.append(f'<text class="row-label" x="{W_LABEL - 8}" y="{y + 4:.1f}" text-anchor="end">{esc(label)}</text>')
+        out.append(f'<rect x="{W_LABEL + scale(0):.1f}" y="{y - 6:.1f}" width="{max(scale(med) - scale(0), 0.5):.1f}" '
+                   f'height="12" fill="{colour}" fill-opacity="0.25"/>')
+        if lo is not None:
+            out.append(f'<line class="interval" x1="{W_LABEL + scale(lo):.1f}" y1="{y:.1f}" x2="{W_LABEL + scale(hi_ci):.1f}" '
+                       f'y2="{y:.1f}" stroke="#000" stroke-width="1.5"/>')
+        out.append(f'<line class="median" x1="{W_LABEL + scale(med):.1f}" y1="{y - 7:.1f}" '
+                   f'x2="{W_LABEL + scale(med):.1f}" y2="{y + 7:.1f}" stroke="{colour}" stroke-width="3"/>')
+        for v in values:
+            out.append(f'<circle class="point" cx="{W_LABEL + scale(v):.1f}" cy="{y:.1f}" r="2.5" fill="{colour}" '
+                       f'stroke="#000" stroke-width="0.4"><title>{esc(fmt(v))} {esc(unit)}</title></circle>')
+        ci = f"[{fmt(lo)}, {fmt(hi_ci)}]" + ("" if cover >= 0.95 else f" {cover * 100:.0f}%") if lo is not None else ""
+        out.append(f'<text class="row-note" x="{W_LABEL + W_PLOT + 8}" y="{y + 4:.1f}">{esc(fmt(med))} {esc(ci)} '
+                   f'n={len(values)}</text></g>')
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def line_plot(title, unit, series, xlabel="run start (UTC)"):
+    """series: [(label, colour, [(t_epoch, value, text)])]: history across nights."""
+    series = [s for s in series if len(s[2]) >= 2]
+    if not series:
+        return ""
+    ts = [p[0] for s in series for p in s[2]]
+    t0, t1 = min(ts), max(ts)
+    span = (t1 - t0) or 1
+    hi = max(p[1] for s in series for p in s[2])
+    ticks = nice_ticks(hi * 1.05)
+    top = ticks[-1] or 1
+    plot_h = 180
+    h = TOP + plot_h + BOTTOM + 16 * len(series)
+    left = 70
+    xs = lambda t: left + (t - t0) / span * W_PLOT  # noqa: E731
+    ys = lambda v: TOP + plot_h - v / top * plot_h  # noqa: E731
+    out = [f'<svg class="plot history" xmlns="http://www.w3.org/2000/svg" width="{left + W_PLOT + 40}" height="{h}" '
+           f'font-family="sans-serif" font-size="11" role="img" aria-label="{esc(title)}">',
+           f'<title>{esc(title)}</title>',
+           f'<text class="plot-title" x="4" y="14" font-weight="bold">{esc(title)}</text>',
+           f'<g class="axis y" data-unit="{esc(unit)}"><line x1="{left}" y1="{TOP}" x2="{left}" y2="{TOP + plot_h}" stroke="#000"/>']
+    for t in ticks:
+        y = ys(t)
+        out.append(f'<g class="tick"><line x1="{left}" y1="{y:.1f}" x2="{left + W_PLOT}" y2="{y:.1f}" stroke="#ddd"/>'
+                   f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{esc(fmt(t))}</text></g>')
+    out.append(f'<text class="axis-label" x="12" y="{TOP + plot_h / 2:.1f}" transform="rotate(-90 12 {TOP + plot_h / 2:.1f})" '
+               f'text-anchor="middle">{esc(unit)}</text></g>')
+    import time as _t
+    out.append(f'<g class="axis x"><line x1="{left}" y1="{TOP + plot_h}" x2="{left + W_PLOT}" y2="{TOP + plot_h}" stroke="#000"/>')
+    for k in range(5):
+        t = t0 + span * k / 4
+        out.append(f'<g class="tick"><line x1="{xs(t):.1f}" y1="{TOP + plot_h}" x2="{xs(t):.1f}" y2="{TOP + plot_h + 5}" '
+                   f'stroke="#000"/><text x="{xs(t):.1f}" y="{TOP + plot_h + 17}" text-anchor="middle">'
+                   f'{esc(_t.strftime("%m-%d %H:%M", _t.gmtime(t)))}</text></g>')
+    out.append(f'<text class="axis-label" x="{left + W_PLOT / 2}" y="{TOP + plot_h + 32}" text-anchor="middle">'
+               f'{esc(xlabel)}</text></g>')
+    for i, (label, colour, pts) in enumerate(series):
+        pts = sorted(pts)
+        d = " ".join(f"{xs(t):.1f},{ys(v):.1f}" for t, v, _ in pts)
+        out.append(f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
+        for t, v, text in pts:
+            out.append(f'<circle class="point" cx="{xs(t):.1f}" cy="{ys(v):.1f}" r="2.5" fill="{colour}">'
+                       f'<title>{esc(text)}</title></circle>')
+        ly = TOP + plot_h + BOTTOM + 16 * i
+        out.append(f'<rect x="{left}" y="{ly - 8}" width="10" height="10" fill="{colour}"/>'
+                   f'<text class="legend" x="{left + 14}" y="{ly + 1}">{esc(label)}</text>')
+    out.append("</g>" if False else "")
+    out.append("</svg>")
+    return "\n".join(out)
