@@ -1,13 +1,15 @@
 #!/bin/sh
 # compare, report and nightly: a synthetic 10% regression with low noise is
 # flagged, noise alone is not, differently placed runs are not comparable,
-# bad files are refused; the report is well-formed with every plot; the
-# nightly runner writes JUnit, fails on a forbidden witness and accepts a
-# clean run as the next baseline.
+# too few repeats are UNDERPOWERED (never "0 regressions"), hosts are never
+# pooled; the report has a section per host and every plot has axes, ticks,
+# a unit and a point per run (checked in headless Chromium when installed);
+# nightly writes JUnit with regressions as failures and a reproduce command,
+# moves the baseline only with --accept, and prunes.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
-if ! command -v python3 >/dev/null 2>&1; then
-	skip "python3 is needed for compare, report and nightly"
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+	skip "python3 and python3-jsonschema are needed for compare, report and nightly"
 	done_testing
 	exit
 fi
@@ -16,18 +18,26 @@ run msgpass --variant mb --iterations 2000 --output "$scratch/real.json"
 [ "$rc" -eq 0 ]
 ok $? "a real result to build synthetic ones from"
 
-# synth DIR SCALE NOISE PROBE: 5 copies with ops_per_sec = 1e6 * SCALE * (1 + noise_i)
+# synth DIR SCALE NOISE PROBE [COPIES [HOST]]: copies with ops_per_sec =
+# 1e6 * SCALE * (1 + noise_i); HOST replaces the machine's identity.
 synth() {
 	mkdir -p "$1"
 	python3 - "$scratch/real.json" "$@" <<'PY'
 import json, sys
 src, out, scale, noise, probe = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+copies = int(sys.argv[6]) if len(sys.argv) > 6 else 5
+host = sys.argv[7] if len(sys.argv) > 7 else None
 doc = json.load(open(src))
-for i, n in enumerate([-1, -0.5, 0, 0.5, 1]):
+if host:
+    doc["metadata"]["hostname"] = host
+    doc["metadata"]["host"] = {"hostname": host, "machine_id": host * 4, "cpu_model": "x", "kernel_release": "6.1"}
+steps = [(-1 + 2 * i / (copies - 1)) if copies > 1 else 0 for i in range(copies)]
+for i, n in enumerate(steps):
     r = doc["runs"][0]
     r["ops_per_sec"] = 1e6 * scale * (1 + n * noise)
     r["ns_per_op"] = 1e9 / r["ops_per_sec"]
     r["metrics"]["round_trip_ns"] = {"median": 1000 / scale, "p99": 1200 / scale, "p999": 2000, "samples": 100}
+    r["metrics"]["stale_words"] = 0
     r["counters"] = None
     for side in ("before", "after"):
         r["probe"][side] = [{"cpus": [0, 1], "round_trip_ns": 2 * probe, "one_way_ns": probe}]
@@ -38,85 +48,213 @@ synth "$scratch/base" 1.0 0.005 30
 synth "$scratch/slow" 0.9 0.005 30
 synth "$scratch/noise" 1.0 0.012 31
 synth "$scratch/moved" 0.9 0.005 100
+synth "$scratch/base3" 1.0 0.005 30 3
+synth "$scratch/slow3" 0.5 0.005 30 3
+synth "$scratch/hostA" 1.0 0.005 30 5 alpha
+synth "$scratch/hostB" 3.0 0.005 30 5 bravo
 
 "$S/compare" "$scratch/base" -- "$scratch/slow" >"$scratch/out" 2>&1
 rc=$?
-[ "$rc" -eq 1 ] && grep -q 'ops_per_sec .* -10.0% .* REGRESSION' "$scratch/out"
-ok $? "compare: a 10% loss with 0.5% noise is a REGRESSION (exit $rc)"
+[ "$rc" -eq 1 ] && grep -q 'ops_per_sec .* -10.0% \[.*\] .* REGRESSION' "$scratch/out"
+ok $? "compare: a 10% loss with 0.5% noise is a REGRESSION with its interval (exit $rc)"
 grep -q 'round_trip_p50_ns .* REGRESSION' "$scratch/out"
 ok $? "compare: lower-is-better metrics judged the right way round"
+grep -q 'stale_words' "$scratch/out" || ! grep -q '+0.0%' "$scratch/out"
+ok $? "compare: no '+0.0%' printed for a change from a base of 0"
 "$S/compare" "$scratch/base" -- "$scratch/noise" >"$scratch/out" 2>&1
 rc=$?
 [ "$rc" -eq 0 ] && ! grep -q REGRESSION "$scratch/out"
 ok $? "compare: noise alone is not a regression (exit $rc)"
 "$S/compare" "$scratch/base" -- "$scratch/moved" >"$scratch/out" 2>&1
 rc=$?
-[ "$rc" -eq 0 ] && grep -q 'NOT COMPARABLE' "$scratch/out" && ! grep -q REGRESSION "$scratch/out"
-ok $? "compare: runs whose CPUs sat differently are not comparable, not a regression"
+[ "$rc" -eq 0 ] && grep -q 'NOT COMPARABLE' "$scratch/out" && ! grep -q REGRESSION "$scratch/out" &&
+	grep -q '; 1 group not comparable' "$scratch/out"
+ok $? "compare: runs whose CPUs sat differently are not comparable, header and footer agree"
 "$S/compare" "$scratch/slow" -- "$scratch/base" >"$scratch/out" 2>&1
 [ $? -eq 0 ] && grep -q improvement "$scratch/out"
 ok $? "compare: the reverse is an improvement, exit 0"
+"$S/compare" "$scratch/base3" -- "$scratch/slow3" >"$scratch/out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '^UNDERPOWERED: .*at least 4 a side' "$scratch/out" && ! grep -q REGRESSION "$scratch/out"
+ok $? "compare: 3 v 3 repeats (best p 0.1) are UNDERPOWERED even for a halving, not '0 regressions'"
+"$S/compare" "$scratch/hostA" -- "$scratch/hostB" >"$scratch/out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q 'no host is in both sets' "$scratch/out" && ! grep -q REGRESSION "$scratch/out"
+ok $? "compare: runs of two hosts are never compared with each other"
+"$S/compare" "$scratch/base" "$scratch/hostA" -- "$scratch/slow" "$scratch/hostB" >"$scratch/out" 2>&1
+[ $? -eq 1 ] && grep -c 'REGRESSION' "$scratch/out" | grep -qv '^0$' && grep -q 'on alpha' "$scratch/out" &&
+	! grep -q 'alpha .*REGRESSION' "$scratch/out"
+ok $? "compare: with two hosts on each side, each host is compared with itself only"
+"$S/compare" --hosts "$scratch/hostA" "$scratch/hostB" >"$scratch/out" 2>&1
+[ $? -eq 0 ] && head -n 1 "$scratch/out" | grep -q 'alpha.*bravo' && grep -q 'msgpass mb same-node' "$scratch/out"
+ok $? "compare --hosts: hosts side by side, one column each"
 
 head -c 300 "$scratch/real.json" >"$scratch/trunc.json"
 "$S/compare" "$scratch/trunc.json" -- "$scratch/base" >"$scratch/out" 2>"$scratch/err"
 [ $? -eq 2 ] && grep -q "trunc.json: not valid JSON" "$scratch/err" && [ ! -s "$scratch/out" ]
 ok $? "compare: a truncated file is refused, exit 2 ($(cat "$scratch/err"))"
-echo '{"hello": 1}' >"$scratch/other.json"
-"$S/compare" "$scratch/other.json" -- "$scratch/base" >/dev/null 2>"$scratch/err"
-[ $? -eq 2 ] && grep -q "not an mmtorture results document" "$scratch/err"
-ok $? "compare: another JSON document is refused, exit 2"
 "$S/compare" "$scratch/base" >/dev/null 2>"$scratch/err"
-[ $? -eq 2 ]
-ok $? "compare: no '--' separator is a usage error"
+[ $? -eq 2 ] && [ "$(wc -l <"$scratch/err")" -eq 1 ]
+ok $? "compare: no '--' separator is a usage error, one line"
+for s in compare report nightly bench-ring bench-litmus; do
+	"$S/$s" --help >"$scratch/out" 2>&1 && grep -q -- '--help' "$scratch/out" && grep -qi 'usage' "$scratch/out"
+	ok $? "$s --help"
+done
 
 if [ "$ncpus" -ge 2 ]; then
+	run msgpass --variant mb,urcu-mb,c11-seq-cst --duration 50ms --repeat 6 --output "$scratch/var.json"
+	[ "$rc" -eq 0 ]
+	ok $? "18 runs for the within-run comparison (exit $rc: $(printf '%s' "$err" | head -c 300))"
+	"$S/compare" --variants "$scratch/var.json" >"$scratch/out" 2>&1
+	[ $? -eq 0 ] && grep -q '^  mb  *hand-rolled  *6 ' "$scratch/out" &&
+		grep -q 'full barrier both sides: mb: 1 : urcu-mb: [0-9.]* \[[0-9.]*, [0-9.]*\] (n=6) : c11-seq-cst: ' "$scratch/out"
+	ok $? "compare --variants: medians with intervals and n, ratios hand-rolled : liburcu : C11 with intervals"
 	run litmus --test SB,MP --primitives kernel --sync 2 --duration 100ms --output "$scratch/lit.json"
 	run mmrace --variant broken-stale-mapping --duration 200ms --walk-pages 2048 --output "$scratch/mm.json"
+else
+	skip "within-run comparison needs 2 CPUs"
 fi
-"$S/report" --output "$scratch/rep.html" "$scratch/real.json" "$scratch/lit.json" "$scratch/mm.json" "$scratch/base" >/dev/null
+run barrier-cost --variant mb,urcu-mb,c11-fence-seq-cst,rmb --duration 50ms --repeat 2 --output "$scratch/bc.json"
+[ "$rc" -eq 0 ] && python3 - "$scratch/bc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["runs"]) == 8, len(d["runs"])
+for r in d["runs"]:
+    m = r["metrics"]
+    assert m["chunks"] > 0 and r["iterations"] == m["chunks"] * m["ops_per_chunk"], m
+    assert abs(m["gross_ns_per_op"] - m["loop_ns_per_op"] - m["net_ns_per_op"]) < 1e-9, m
+    assert r["threads"] == 1 and len(r["cpus"]) == 1
+PY
+ok $? "barrier-cost: every run times chunks and reports net = gross - loop per op"
+
+have=
+for f in var lit mm bc; do [ -s "$scratch/$f.json" ] && have="$have $scratch/$f.json"; done
+# shellcheck disable=SC2086
+"$S/report" --output "$scratch/rep.html" "$scratch/real.json" $have "$scratch/hostA" "$scratch/hostB" >"$scratch/out" 2>&1
 [ $? -eq 0 ] && [ -s "$scratch/rep.html" ] && [ -s "$scratch/rep.md" ]
-ok $? "report: HTML and Markdown written"
+ok $? "report: HTML and Markdown written ($(head -c 300 "$scratch/out"))"
 python3 - "$scratch/rep.html" <<'PY'
 import re, sys, xml.etree.ElementTree as ET
-from html.parser import HTMLParser
 text = open(sys.argv[1]).read()
-class P(HTMLParser):
-    pass
-P().feed(text)
 svgs = re.findall(r"<svg.*?</svg>", text, re.S)
-for s in svgs:
-    ET.fromstring(s)
-for sid in ("throughput", "latency", "litmus", "mmrace", "counters", "metadata"):
-    assert f'<section id="{sid}">' in text, sid
 assert len(svgs) >= 5, len(svgs)
+for s in svgs:
+    root = ET.fromstring(s)
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    axis = root.findall(".//s:g[@class='axis x']", ns)
+    assert axis, "a plot without an x axis"
+    ticks = axis[0].findall("s:g[@class='tick']", ns)
+    assert len(ticks) >= 2 and all(t.find("s:text", ns).text for t in ticks), "ticks without labels"
+    label = axis[0].find("s:text[@class='axis-label']", ns)
+    assert label is not None and label.text, "an axis without a unit"
+    for row in root.findall(".//s:g[@class='row']", ns):
+        assert len(row.findall("s:circle[@class='point']", ns)) == int(row.get("data-n")), "a run without its point"
+# hosts never pooled: one section each, and no bar drawn from both
+assert text.count('<section class="host"') >= 3, text.count('<section class="host"')
+assert 'Host alpha' in text and 'Host bravo' in text
+for sid in ("metadata",):
+    assert f'<section id="{sid}">' in text, sid
+assert "unordered" in text and "barrier-cost" in text
 PY
-ok $? "report: every section present, every SVG well-formed XML"
+ok $? "report: every plot has an axis with labelled ticks and a unit, a point per run; a section per host"
+grep -q 'Host alpha' "$scratch/rep.md" && grep -q 'Host bravo' "$scratch/rep.md"
+ok $? "report: the Markdown keeps hosts apart too"
 "$S/report" --output "$scratch/bad.html" "$scratch/trunc.json" >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && [ ! -e "$scratch/bad.html" ]
 ok $? "report: bad input refused, nothing written"
 
+chromium=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -n "$chromium" ]; then
+	# The page checks itself after layout: every plot's axis has visible
+	# ticks and labels inside the plot, and the result lands in the DOM.
+	cat >"$scratch/check.js" <<'JS'
+var bad = [];
+document.querySelectorAll("svg.plot").forEach(function (s, i) {
+  var box = s.getBoundingClientRect();
+  var ax = s.querySelector("g.axis.x, g.axis.y");
+  if (!ax) { bad.push(i + ": no axis"); return; }
+  var ticks = s.querySelectorAll("g.axis g.tick text");
+  var lab = s.querySelector("text.axis-label");
+  if (ticks.length < 2) bad.push(i + ": ticks " + ticks.length);
+  if (!lab || lab.getBBox().width <= 0) bad.push(i + ": no visible axis label");
+  ticks.forEach(function (t) {
+    var b = t.getBoundingClientRect();
+    if (b.width <= 0 || b.right > box.right + 1 || b.left < box.left - 1) bad.push(i + ": tick outside");
+  });
+  if (box.width <= 0 || box.height <= 0) bad.push(i + ": not rendered");
+});
+document.body.setAttribute("data-plot-check",
+  bad.length ? "BAD " + bad.join("; ") : "ok " + document.querySelectorAll("svg.plot").length);
+JS
+	python3 -c 'import sys; t = open(sys.argv[1]).read(); j = open(sys.argv[2]).read()
+open(sys.argv[3], "w").write(t.replace("</body>", "<script>" + j + "</script></body>"))' \
+		"$scratch/rep.html" "$scratch/check.js" "$scratch/rep-check.html"
+	timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom \
+		"file://$scratch/rep-check.html" >"$scratch/dom.html" 2>/dev/null
+	res=$(grep -o 'data-plot-check="[^"]*"' "$scratch/dom.html")
+	printf '%s' "$res" | grep -q 'data-plot-check="ok [1-9]'
+	ok $? "report in headless Chromium: every plot has rendered axes, ticks and labels ($res)"
+else
+	skip "headless Chromium not installed (apt-get install chromium): the rendered check needs it"
+fi
+
 if [ "$ncpus" -ge 2 ]; then
-	printf '%s\n' "# two lines" "msgpass --variant mb --duration 50ms" \
-		"msgpass --variant broken-publish-first --iterations 20000 --assume-forbidden" >"$scratch/bad-suite"
-	printf '%s\n' "msgpass --variant mb,release-acquire --duration 50ms --repeat 2" >"$scratch/good-suite"
-	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/bad-suite" >"$scratch/out" 2>&1
+	printf '%s\n' "# two lines" "msgpass --variant mb --duration 50ms --repeat 1" \
+		"msgpass --variant broken-publish-first --iterations 20000 --assume-forbidden --repeat 1" >"$scratch/bad-suite"
+	printf '%s\n' "msgpass --variant mb --duration 50ms" >"$scratch/good-suite"
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/bad-suite" --accept >"$scratch/out" 2>&1
 	rc=$?
-	j=$(ls "$scratch"/res/nightly/bad-suite-*/junit.xml 2>/dev/null | head -n 1)
+	j=$(ls "$scratch"/res/nightly/bad-suite-2*/junit.xml 2>/dev/null | head -n 1)
 	[ "$rc" -eq 1 ] && [ -n "$j" ] && python3 -c "
 import sys, xml.etree.ElementTree as ET
 t = ET.parse(sys.argv[1]).getroot()
 assert t.tag == 'testsuite' and t.get('failures') == '1' and int(t.get('tests')) == 2, t.attrib
-" "$j" && [ ! -e "$scratch/res/nightly/bad-suite-accepted" ]
-	ok $? "nightly: a forbidden witness fails the suite (exit $rc), JUnit says so, nothing accepted"
-	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" >"$scratch/out" 2>&1
+assert t.get('timestamp') and t.get('hostname') and t.get('time'), t.attrib
+f = t.find('.//failure')
+assert 'reproduce: ./run-scenario msgpass --variant broken-publish-first --placement cpus:' in f.text, f.text
+assert '--seed ' in f.text and 'histogram: ' in f.text, f.text
+" "$j" && ! ls "$scratch"/res/nightly/ | grep -q accepted
+	ok $? "nightly: a forbidden witness fails the suite (exit $rc), JUnit has the reproduce command, nothing accepted"
+
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --repeats 4 >"$scratch/out" 2>&1
 	rc=$?
-	[ "$rc" -eq 0 ] && [ -L "$scratch/res/nightly/good-suite-accepted" ]
-	ok $? "nightly: a clean run exits 0 and becomes the baseline"
-	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" >"$scratch/out" 2>&1
+	[ "$rc" -eq 0 ] && ! ls "$scratch"/res/nightly/ | grep -q 'good-suite-accepted' && grep -q 'run with --accept' "$scratch/out"
+	ok $? "nightly: a clean run without --accept does not become the baseline (exit $rc)"
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --repeats 4 --accept >"$scratch/out" 2>&1
 	rc=$?
+	acc=$(ls -d "$scratch"/res/nightly/good-suite-accepted-* 2>/dev/null)
+	[ "$rc" -eq 0 ] && [ -L "$acc" ] && [ -L "$scratch/res/nightly/good-suite-latest" ]
+	ok $? "nightly --accept: this host's baseline link and the latest link (exit $rc)"
+	before=$(readlink "$acc")
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --repeats 4 --keep 1 --junit "$scratch/j.xml" >"$scratch/out" 2>&1
 	c=$(ls -t "$scratch"/res/nightly/good-suite-2*/compare.txt | head -n 1)
-	grep -q '^baseline: ' "$c" && grep -q 'msgpass mb' "$c"
-	ok $? "nightly: the next run is compared with the accepted one (exit $rc)"
+	grep -q '^baseline: ' "$c" && grep -q 'msgpass mb same-node' "$c" && [ "$(readlink "$acc")" = "$before" ] &&
+		[ -d "$scratch/res/nightly/$before" ] && [ "$(ls -d "$scratch"/res/nightly/good-suite-2* | wc -l)" -eq 2 ] &&
+		[ -s "$scratch/j.xml" ]
+	ok $? "nightly: compared with the accepted run, which stays put and survives --keep 1 pruning"
+
+	# A baseline 100x faster from this same host: the new runs regress.
+	mkdir -p "$scratch/fast"
+	python3 - "$(ls "$scratch"/res/nightly/good-suite-latest/*.json | head -n 1)" "$scratch/fast" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for i in range(4):
+    for r in doc["runs"]:
+        r["ops_per_sec"] *= 100 * (1 + i / 1000)
+        r["ns_per_op"] /= 100 * (1 + i / 1000)
+    json.dump(doc, open(f"{sys.argv[2]}/f{i}.json", "w"))
+PY
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --repeats 4 --baseline "$scratch/fast" \
+		--junit "$scratch/j.xml" >"$scratch/out" 2>&1
+	rc=$?
+	[ "$rc" -eq 1 ] && grep -q 'REGRESSION msgpass mb same-node' "$scratch/out" && python3 -c "
+import sys, xml.etree.ElementTree as ET
+t = ET.parse(sys.argv[1]).getroot()
+f = [x for x in t.iter('failure') if x.get('type') == 'regression']
+assert f and int(t.get('failures')) == len(f), t.attrib
+assert 'ops_per_sec' in f[0].get('message') and 'reproduce: ./run-scenario msgpass --variant mb' in f[0].text, f[0].text
+" "$scratch/j.xml"
+	ok $? "nightly: a performance regression is a JUnit failure with the reproduce command (exit $rc)"
 else
 	skip "nightly runs need 2 CPUs"
 fi
