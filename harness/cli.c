@@ -57,8 +57,8 @@ void mmt_cli_usage(FILE *f)
 	      "  --seed S                 seed for payloads and random delays (default: random)\n"
 	      "  --output FILE|-          results JSON (default: results/<scenario>-<time>.json;\n"
 	      "                           '-': JSON on stdout, the table on stderr)\n"
-	      "  --format table|wide|json what goes to stdout (default: table, 120 columns;\n"
-	      "                           wide: full verdicts and details)\n"
+	      "  --format FMT             table (default, 120 columns), wide (full verdicts\n"
+	      "                           and details) or json: what goes to stdout\n"
 	      "  --events LIST|none|list  counters per worker: libpfm4 names (cycles,\n"
 	      "                           instructions, PMU::EVENT, perf:: software events)\n"
 	      "                           and tracepoints (tlb:tlb_flush, compaction:*);\n"
@@ -381,7 +381,7 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		const char *arg = optarg;
 
 		switch (c) {
@@ -447,6 +447,7 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 				return error(err, errlen, "--events needs a list, 'none' or 'list'");
 			cli->events = arg;
 			break;
+		case 'h': /* fall through: -h is --help, as everywhere */
 		case OPT_HELP: cli->help = true; return 0;
 		case OPT_VERSION: cli->version = true; return 0;
 		case ':':
