@@ -190,8 +190,12 @@ static int check_one_of(struct ctx *c, const json_t *branches, const json_t *v)
 		why[0] = '\0';
 		if (!check(c, b, v))
 			matched++;
-		else if (!best[0] || strcspn(why, " ") > strcspn(best, " "))
-			snprintf(best, sizeof(best), "%s", why); /* the longer field path */
+		else if (!best[0] || strcspn(why, " ") > strcspn(best, " ") ||
+			 (strcspn(why, " ") == strcspn(best, " ") && strstr(best, "has the wrong type") &&
+			  !strstr(why, "has the wrong type")))
+			/* the longer field path; at one depth, the branch whose
+			 * type fitted says more than "wrong type" */
+			snprintf(best, sizeof(best), "%s", why);
 		c->path[base] = '\0';
 	}
 	c->err = saved;
@@ -303,23 +307,36 @@ static int audit(const json_t *s, char *err, size_t len)
 	return 0;
 }
 
-const json_t *mmt_schema(char *err, size_t len)
+json_t *mmt_schema_parse(const char *text, char *err, size_t len)
 {
-	static json_t *schema;
 	json_error_t jerr;
+	json_t *schema = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 
-	if (schema)
-		return schema;
-	schema = json_loads(mmt_schema_text, JSON_REJECT_DUPLICATES, &jerr);
 	if (!schema) {
 		snprintf(err, len, "results schema is not valid JSON (line %d: %s)", jerr.line, jerr.text);
 		return NULL;
 	}
 	if (audit(schema, err, len)) {
 		json_decref(schema);
-		schema = NULL;
+		return NULL;
 	}
 	return schema;
+}
+
+const json_t *mmt_schema(char *err, size_t len)
+{
+	static json_t *schema;
+
+	if (!schema)
+		schema = mmt_schema_parse(mmt_schema_text, err, len);
+	return schema;
+}
+
+int mmt_schema_validate_with(const json_t *schema, const json_t *doc, char *err, size_t len)
+{
+	struct ctx c = { .root = schema, .err = err, .len = len };
+
+	return check(&c, schema, doc);
 }
 
 int mmt_schema_validate(const json_t *doc, char *err, size_t len)
@@ -330,4 +347,20 @@ int mmt_schema_validate(const json_t *doc, char *err, size_t len)
 	if (!schema)
 		return -1;
 	return check(&c, schema, doc);
+}
+
+int mmt_schema_validate_def(const char *def, const json_t *v, const char *where, char *err, size_t len)
+{
+	const json_t *schema = mmt_schema(err, len), *sub;
+	struct ctx c = { .root = schema, .err = err, .len = len };
+
+	if (!schema)
+		return -1;
+	sub = json_object_get(json_object_get(schema, "$defs"), def);
+	if (!sub) {
+		snprintf(err, len, "results schema has no definition '%s'", def);
+		return -1;
+	}
+	snprintf(c.path, sizeof(c.path), "%s", where ? where : "");
+	return check(&c, sub, v);
 }
