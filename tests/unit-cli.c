@@ -79,7 +79,7 @@ int main(void)
 	REFUSED("--repeat", "msgpass", "--repeat", "0");
 	REFUSED("--seed", "msgpass", "--seed", "x");
 	REFUSED("--mem-node", "msgpass", "--mem-node", "node0");
-	REFUSED("--format must be table or json", "msgpass", "--format", "xml");
+	REFUSED("--format must be table, wide or json", "msgpass", "--format", "xml");
 	REFUSED("needs a value", "msgpass", "--duration");
 	REFUSED("unknown option '--bogus'", "msgpass", "--bogus");
 	REFUSED("unexpected argument 'extra'", "msgpass", "extra");

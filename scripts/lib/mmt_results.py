@@ -275,7 +275,9 @@ def probe_ns(run):
 
 
 def measured(run):
-    return run["status"] in ("ok", "witnessed", "inconclusive") and run.get("ops_per_sec") is not None
+    """A run with numbers to compare: it ran and did at least one operation
+    (a loaded host can leave a short run with none, which says nothing)."""
+    return run["status"] in ("ok", "witnessed", "inconclusive") and (run.get("ops_per_sec") or 0) > 0
 
 
 # Metrics worth comparing: (name, unit, better, getter).  Each declares its

@@ -6,6 +6,7 @@ reader sees the spread and the count, not one number.  Linear scales from
 zero, so lengths compare; standard library only."""
 import html
 import math
+import time
 
 W_LABEL, W_PLOT, W_NOTE = 250, 480, 210
 ROW, TOP, BOTTOM = 20, 34, 44
@@ -124,13 +125,12 @@ def line_plot(title, unit, series, xlabel="run start (UTC)"):
                    f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{esc(fmt(t))}</text></g>')
     out.append(f'<text class="axis-label" x="12" y="{TOP + plot_h / 2:.1f}" transform="rotate(-90 12 {TOP + plot_h / 2:.1f})" '
                f'text-anchor="middle">{esc(unit)}</text></g>')
-    import time as _t
     out.append(f'<g class="axis x"><line x1="{left}" y1="{TOP + plot_h}" x2="{left + W_PLOT}" y2="{TOP + plot_h}" stroke="#000"/>')
     for k in range(5):
         t = t0 + span * k / 4
         out.append(f'<g class="tick"><line x1="{xs(t):.1f}" y1="{TOP + plot_h}" x2="{xs(t):.1f}" y2="{TOP + plot_h + 5}" '
                    f'stroke="#000"/><text x="{xs(t):.1f}" y="{TOP + plot_h + 17}" text-anchor="middle">'
-                   f'{esc(_t.strftime("%m-%d %H:%M", _t.gmtime(t)))}</text></g>')
+                   f'{esc(time.strftime("%m-%d %H:%M", time.gmtime(t)))}</text></g>')
     out.append(f'<text class="axis-label" x="{left + W_PLOT / 2}" y="{TOP + plot_h + 32}" text-anchor="middle">'
                f'{esc(xlabel)}</text></g>')
     for i, (label, colour, pts) in enumerate(series):
@@ -143,6 +143,5 @@ def line_plot(title, unit, series, xlabel="run start (UTC)"):
         ly = TOP + plot_h + BOTTOM + 16 * i
         out.append(f'<rect x="{left}" y="{ly - 8}" width="10" height="10" fill="{colour}"/>'
                    f'<text class="legend" x="{left + 14}" y="{ly + 1}">{esc(label)}</text>')
-    out.append("</g>" if False else "")
     out.append("</svg>")
     return "\n".join(out)
