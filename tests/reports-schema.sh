@@ -115,7 +115,7 @@ for f in $(ls "$C"/bad-*.json | awk 'NR % 6 == 1'); do
 	rm -rf "$scratch/base" "$scratch/res"
 	mkdir -p "$scratch/base"
 	cp "$f" "$scratch/base/"
-	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/suite" --baseline "$scratch/base" >"$scratch/o" 2>"$scratch/e"
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/suite" --runner "$MMT_BIN" --baseline "$scratch/base" >"$scratch/o" 2>"$scratch/e"
 	r=$?
 	if [ "$r" -ne 2 ] || grep -q Traceback "$scratch/e" || ! grep -q "$(basename "$f")" "$scratch/e" ||
 		[ -e "$scratch/res/nightly" ]; then

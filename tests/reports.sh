@@ -212,7 +212,7 @@ if [ "$ncpus" -ge 2 ]; then
 	printf '%s\n' "# two lines" "msgpass --variant mb --duration 50ms --repeat 1" \
 		"msgpass --variant broken-publish-first --iterations 20000 --assume-forbidden --repeat 1" >"$scratch/bad-suite"
 	printf '%s\n' "msgpass --variant mb --duration 200ms" >"$scratch/good-suite"
-	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/bad-suite" --accept >"$scratch/out" 2>&1
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/bad-suite" --runner "$MMT_BIN" --accept >"$scratch/out" 2>&1
 	rc=$?
 	j=$(ls "$scratch"/res/nightly/bad-suite-2*/junit.xml 2>/dev/null | head -n 1)
 	[ "$rc" -eq 1 ] && [ -n "$j" ] && python3 -c "
@@ -226,17 +226,17 @@ assert '--seed ' in f.text and 'histogram: ' in f.text, f.text
 " "$j" && ! ls "$scratch"/res/nightly/ | grep -q accepted
 	ok $? "nightly: a forbidden witness fails the suite (exit $rc), JUnit has the reproduce command, nothing accepted"
 
-	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --repeats 4 >"$scratch/out" 2>&1
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --runner "$MMT_BIN" --repeats 4 >"$scratch/out" 2>&1
 	rc=$?
 	[ "$rc" -eq 0 ] && ! ls "$scratch"/res/nightly/ | grep -q 'good-suite-accepted' && grep -q 'run with --accept' "$scratch/out"
 	ok $? "nightly: a clean run without --accept does not become the baseline (exit $rc)"
-	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --repeats 4 --accept >"$scratch/out" 2>&1
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --runner "$MMT_BIN" --repeats 4 --accept >"$scratch/out" 2>&1
 	rc=$?
 	acc=$(ls -d "$scratch"/res/nightly/good-suite-accepted-* 2>/dev/null)
 	[ "$rc" -eq 0 ] && [ -L "$acc" ] && [ -L "$scratch/res/nightly/good-suite-latest" ]
 	ok $? "nightly --accept: this host's baseline link and the latest link (exit $rc)"
 	before=$(readlink "$acc")
-	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --repeats 4 --keep 1 --junit "$scratch/j.xml" >"$scratch/out" 2>&1
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --runner "$MMT_BIN" --repeats 4 --keep 1 --junit "$scratch/j.xml" >"$scratch/out" 2>&1
 	c=$(ls -t "$scratch"/res/nightly/good-suite-2*/compare.txt | head -n 1)
 	grep -q '^baseline: ' "$c" && grep -q 'msgpass mb same-node' "$c" && [ "$(readlink "$acc")" = "$before" ] &&
 		[ -d "$scratch/res/nightly/$before" ] && [ "$(ls -d "$scratch"/res/nightly/good-suite-2* | wc -l)" -eq 2 ] &&
@@ -256,9 +256,10 @@ for i in range(4):
         r["ns_per_op"] /= 100 * (1 + i / 1000)
     json.dump(doc, open(f"{sys.argv[2]}/f{i}.json", "w"))
 PY
-	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --repeats 4 --baseline "$scratch/fast" \
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --runner "$MMT_BIN" --repeats 6 --baseline "$scratch/fast" \
 		--junit "$scratch/j.xml" >"$scratch/out" 2>&1
 	rc=$?
+	sed -n 's/^/# /; /^# \(suite\|performance\|UNDERPOWERED\)/p' "$scratch/out"
 	[ "$rc" -eq 1 ] && grep -q 'REGRESSION msgpass mb same-node' "$scratch/out" && python3 -c "
 import sys, xml.etree.ElementTree as ET
 t = ET.parse(sys.argv[1]).getroot()
