@@ -52,6 +52,7 @@ static void list_scenarios(const struct mmt_cli *cli)
 			const struct mmt_variant *var = &sc->variants[v];
 			const char *tag = var->injected ? "injected fault"
 					  : (var->forbidden_on & mmt_this_arch()) ? "witness forbidden here"
+					  : var->no_expectation ? "expected: unknown"
 					  : "witness allowed here";
 
 			printf("    %-22s %s [%s]\n", var->name, var->help, tag);
@@ -155,6 +156,8 @@ static const char *verdict(const struct mmt_variant *v, uint64_t witnesses, bool
 		return witnesses ? "caught (injected fault)" : "MISSED (injected fault not seen)";
 	if (forbidden)
 		return witnesses ? "FORBIDDEN AND SEEN" : "ok (forbidden, not seen)";
+	if (v->no_expectation)
+		return witnesses ? "expected unknown, seen" : "expected unknown, not seen";
 	return witnesses ? "allowed, seen" : "allowed, not seen";
 }
 

@@ -49,6 +49,9 @@ struct mmt_variant {
 	/* Threads this variant needs, when it fixes the count (litmus tests);
 	 * 0: the scenario's default or --threads. */
 	unsigned threads;
+	/* Nothing says whether a witness is allowed (a litmus test without a
+	 * Result line): the verdict says "expected unknown", never "allowed". */
+	bool no_expectation;
 };
 
 struct mmt_option {

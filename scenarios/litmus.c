@@ -3,13 +3,15 @@
  * litmus: C-litmus tests (the Linux kernel memory model's format) compiled
  * into tight pinned loops, every outcome counted.
  *
- * scripts/litmus2c.awk turns each test under scenarios/litmus/ (and, with
- * configure --with-litmus-dir, a directory of the user's, such as the
- * kernel's tools/memory-model/litmus-tests) into one body macro per thread;
- * LK_THREAD() below instantiates it for every primitive set:
+ * scenarios/litmus/litmus2c (a staged front end: lexer, parser, one
+ * intermediate form, a generator per primitive set) turns each test under
+ * scenarios/litmus/ (and, with configure --with-litmus-dir, a directory of
+ * the user's, such as the kernel's tools/memory-model/litmus-tests) into
+ * one body macro per thread and primitive set, instantiated here by
+ * LK_THREAD_FN(); the primitives' bindings are in litmus-prims.h:
  *   kernel         hand-rolled per-arch asm (x86 smp_mb: lock; addl)
  *   kernel-mfence  the same with smp_mb() as the fence instruction
- *   urcu           liburcu (cmm_smp_*, CMM_LOAD/STORE_SHARED, rcu_*)
+ *   urcu           liburcu (cmm_smp_*, CMM_LOAD/STORE_SHARED, uatomic_*, urcu-memb)
  *   c11            C11 atomics and fences
  * Each variant is TEST/PRIMITIVES (select with --test and --primitives).
  *
@@ -19,8 +21,12 @@
  * userfence (a rendezvous and a full fence before every iteration, as
  * litmus7 -barrier userfence) or tsc (each thread starts iteration i at
  * t0 + i * --period cycles, plus a random --delay), or all three in turn
- * with witnesses counted per mode.  Registers and final values are stored
- * per iteration and counted after each batch, outside the racing loop.
+ * with witnesses counted per mode.  The registers and final values an
+ * outcome names are stored per iteration and counted after each batch,
+ * outside the racing loop.  userfence makes every iteration wait for every
+ * thread, so a batch can outlast the run on an overloaded machine (a TCG
+ * guest with more vCPUs than host CPUs): P0 then cuts it short, and only
+ * the iterations every thread completed are counted.
  */
 #define URCU_INLINE_SMALL_FUNCTIONS
 #include <math.h>
@@ -31,20 +37,23 @@
 #include <urcu/arch.h>
 #include <urcu/pointer.h>
 #include <urcu/system.h>
+#include <urcu/uatomic.h>
+#include <urcu/urcu-memb.h>
 
 #include "arch/barrier.h"
 #include "clock.h"
 #include "mix.h"
+#include "cli.h"
 #include "scenario.h"
+#include "litmus-prims.h"
 
-enum { LK_KERNEL, LK_KERNEL_MFENCE, LK_URCU, LK_C11, LK_NR_PRIMS };
 enum { LK_SYNC_NONE, LK_SYNC_USERFENCE, LK_SYNC_TSC, LK_NR_SYNC, LK_SYNC_ROTATE = LK_NR_SYNC };
 static const char *const sync_names[LK_NR_SYNC] = { "none", "userfence", "tsc" };
 
 #define LK_MAXT 8	/* threads */
 #define LK_MAXV 8	/* locations */
 #define LK_MAXK 8	/* values in an outcome */
-#define LK_MAXR 8	/* registers per thread */
+#define LK_MAXR 8	/* registers per thread an outcome names */
 #define LK_MAXH 64	/* distinct outcomes kept */
 #define LK_ADDR_TAG (-1000)
 #define LK_ADDR_OF(j) (LK_ADDR_TAG - (j))
@@ -54,6 +63,10 @@ struct lk_ctx {
 	char *mem;		/* batch * nvars variables */
 	size_t var_bytes, iter_bytes;
 	uint64_t batch;
+	uint64_t ran;		/* iterations of this batch every thread completed */
+	uint64_t cut_wait;	/* cycles a stop may wait for the first batch */
+	uint64_t stop_seen;	/* P0: when it first saw the stop request */
+	bool first_done;
 	int sync;
 	uint64_t t0, period, delay, gen;
 	uint64_t uf_delay;	/* userfence: P0's wait after releasing the others */
@@ -63,98 +76,11 @@ struct lk_ctx {
 		uint64_t v;
 	} __mmt_aligned arrive[LK_MAXT];
 	uint64_t cal[2][MMT_PAD_BYTES / 8] __mmt_aligned;	/* calibration ping-pong */
+	struct lk_rcu_reader rcu[LK_MAXT];	/* kernel and c11 sets' RCU */
 	unsigned bar_count __mmt_aligned;
 	unsigned bar_gen __mmt_aligned;
 	int go_on __mmt_aligned;
 };
-
-/* ---- primitives ------------------------------------------------------------
- * P is a compile-time constant in every instantiation: each switch folds to
- * one primitive.  liburcu 0.13 has no store-release or load-acquire: its
- * idiom is a full barrier next to the CMM_*_SHARED access. */
-#define LK_WRITE_ONCE(P, p, v)                                                 \
-	do {                                                                   \
-		if ((P) == LK_URCU)                                            \
-			CMM_STORE_SHARED(*(p), (v));                           \
-		else if ((P) == LK_C11)                                        \
-			atomic_store_explicit((_Atomic uint64_t *)(p), (v), memory_order_relaxed); \
-		else                                                           \
-			WRITE_ONCE(*(p), (v));                                 \
-	} while (0)
-#define LK_READ_ONCE(P, p)                                                     \
-	((P) == LK_URCU ? CMM_LOAD_SHARED(*(p))                                \
-	 : (P) == LK_C11 ? atomic_load_explicit((_Atomic uint64_t *)(p), memory_order_relaxed) \
-			 : READ_ONCE(*(p)))
-#define LK_STORE_RELEASE(P, p, v)                                              \
-	do {                                                                   \
-		if ((P) == LK_URCU) {                                          \
-			cmm_smp_mb();                                          \
-			CMM_STORE_SHARED(*(p), (v));                           \
-		} else if ((P) == LK_C11) {                                    \
-			atomic_store_explicit((_Atomic uint64_t *)(p), (v), memory_order_release); \
-		} else {                                                       \
-			smp_store_release((p), (v));                           \
-		}                                                              \
-	} while (0)
-#define LK_LOAD_ACQUIRE(P, p)                                                  \
-	({                                                                     \
-		uint64_t __lk_v;                                               \
-		if ((P) == LK_URCU) {                                          \
-			__lk_v = CMM_LOAD_SHARED(*(p));                        \
-			cmm_smp_mb();                                          \
-		} else if ((P) == LK_C11) {                                    \
-			__lk_v = atomic_load_explicit((_Atomic uint64_t *)(p), memory_order_acquire); \
-		} else {                                                       \
-			__lk_v = smp_load_acquire(p);                          \
-		}                                                              \
-		__lk_v;                                                        \
-	})
-#define LK_MB(P)                                                               \
-	do {                                                                   \
-		if ((P) == LK_URCU)                                            \
-			cmm_smp_mb();                                          \
-		else if ((P) == LK_C11)                                        \
-			atomic_thread_fence(memory_order_seq_cst);             \
-		else if ((P) == LK_KERNEL_MFENCE)                              \
-			smp_mb_fence();                                        \
-		else                                                           \
-			smp_mb();                                              \
-	} while (0)
-#define LK_RMB(P)                                                              \
-	do {                                                                   \
-		if ((P) == LK_URCU)                                            \
-			cmm_smp_rmb();                                         \
-		else if ((P) == LK_C11)                                        \
-			atomic_thread_fence(memory_order_acquire);             \
-		else                                                           \
-			smp_rmb();                                             \
-	} while (0)
-#define LK_WMB(P)                                                              \
-	do {                                                                   \
-		if ((P) == LK_URCU)                                            \
-			cmm_smp_wmb();                                         \
-		else if ((P) == LK_C11)                                        \
-			atomic_thread_fence(memory_order_release);             \
-		else                                                           \
-			smp_wmb();                                             \
-	} while (0)
-/* rcu_dereference: an address-dependency-ordered load. */
-#define LK_RCU_DEREF(P, p)                                                     \
-	((P) == LK_URCU ? ({ uint64_t __lk_d = CMM_LOAD_SHARED(*(p)); cmm_smp_read_barrier_depends(); __lk_d; }) \
-	 : (P) == LK_C11 ? atomic_load_explicit((_Atomic uint64_t *)(p), memory_order_consume) \
-			 : READ_ONCE(*(p)))
-/* rcu_assign_pointer: a store ordered after earlier stores. */
-#define LK_RCU_ASSIGN(P, p, v)                                                 \
-	do {                                                                   \
-		if ((P) == LK_URCU) {                                          \
-			cmm_smp_wmb();                                         \
-			CMM_STORE_SHARED(*(p), (v));                           \
-		} else {                                                       \
-			LK_STORE_RELEASE(P, p, v);                             \
-		}                                                              \
-	} while (0)
-#define LK_PLAIN_STORE(P, p, v) (*(p) = (v))
-#define LK_PLAIN_LOAD(P, p) (*(p))
 
 /* ---- the racing loops ------------------------------------------------------- */
 
@@ -165,11 +91,33 @@ struct lk_ctx {
  * and P1 when the run starts) so that all start the iteration together; a
  * full fence follows, as in litmus7's userfence mode.
  */
-static inline void lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
+#define LK_CUT UINT64_MAX
+
+/* P0, every 64 iterations: cut the batch short?  Only when a stop is
+ * pending, and for the run's first batch only once it has waited
+ * cut_wait cycles (a short run still completes a batch where it can). */
+static inline bool lk_should_cut(struct lk_ctx *c, uint64_t i)
+{
+	if ((i & 63) || !mmt_should_stop())
+		return false;
+	if (c->first_done)
+		return true;
+	if (!c->stop_seen)
+		c->stop_seen = mmt_cycles();
+	return mmt_cycles() - c->stop_seen > c->cut_wait;
+}
+
+/* Returns false when P0 has cut the batch: iterations 0..i-1 are done. */
+static inline bool lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
 {
 	uint64_t want = c->gen + i + 1;
 
 	if (t == 0) {
+		if (lk_should_cut(c, i)) {
+			c->ran = i;
+			smp_store_release(&c->arrive[0].v, LK_CUT);
+			return false;
+		}
 		for (unsigned k = 1; k < c->nthreads; k++)
 			while (READ_ONCE(c->arrive[k].v) < want)
 				;
@@ -184,8 +132,11 @@ static inline void lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
 		WRITE_ONCE(c->arrive[t].v, want);
 		while (READ_ONCE(c->arrive[0].v) < want)
 			;
+		if (READ_ONCE(c->arrive[0].v) == LK_CUT)
+			return false;
 	}
 	smp_mb();
+	return true;
 }
 
 static inline void lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t i)
@@ -216,7 +167,8 @@ static inline void lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t i)
 			break;                                                 \
 		case LK_SYNC_USERFENCE:                                        \
 			for (uint64_t lk_i = 0; lk_i < lk_n; lk_i++) {         \
-				lk_userfence(lk_c, lk_t, lk_i);                \
+				if (!lk_userfence(lk_c, lk_t, lk_i))           \
+					break;                                 \
 				LK_ITER_VARS STMT;                             \
 			}                                                      \
 			break;                                                 \
@@ -228,17 +180,11 @@ static inline void lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t i)
 			break;                                                 \
 		}                                                              \
 	} while (0)
-#define LK_THREAD_PRIM(name, BODY, sfx, PRIM)                                  \
-	static void name##_##sfx(struct lk_ctx *lk_c, unsigned lk_t)           \
+#define LK_THREAD_FN(name, BODY)                                               \
+	static void name(struct lk_ctx *lk_c, unsigned lk_t)                   \
 	{                                                                      \
-		LK_BATCH_LOOP(BODY(PRIM));                                     \
+		LK_BATCH_LOOP(BODY);                                           \
 	}
-#define LK_THREAD(name, BODY)                                                  \
-	LK_THREAD_PRIM(name, BODY, kernel, LK_KERNEL)                          \
-	LK_THREAD_PRIM(name, BODY, mfence, LK_KERNEL_MFENCE)                   \
-	LK_THREAD_PRIM(name, BODY, urcu, LK_URCU)                              \
-	LK_THREAD_PRIM(name, BODY, c11, LK_C11)
-#define LK_FNS(name) { name##_kernel, name##_mfence, name##_urcu, name##_c11 }
 
 #define LK_REG(c, t, i, r) ((c)->out[t][(i) * LK_MAXR + (r)])
 #define LK_FINAL(c, i, v) ((int64_t) * (uint64_t *)((c)->mem + (i) * (c)->iter_bytes + (size_t)(v) * (c)->var_bytes))
@@ -257,16 +203,21 @@ static inline int64_t lk_norm(const struct lk_ctx *c, uint64_t i, int64_t v)
 struct lk_test {
 	const char *name, *file, *result, *unsupported;
 	unsigned nthreads, nvars, nkeys;
+	bool uses_rcu;		/* urcu: the threads register with liburcu */
 	const char *vars[LK_MAXV];
 	int64_t init[LK_MAXV];
+	int init_addr[LK_MAXV];	/* >= 0: initially the address of that location */
 	const char *keys[LK_MAXK];
 	unsigned nregs[LK_MAXT];
+	const char *set_why[LK_NR_PRIMS];	/* why a set cannot run it (no variant) */
 	void (*thread[LK_MAXT][LK_NR_PRIMS])(struct lk_ctx *c, unsigned t);
 	bool (*exists)(const int64_t *k);
+	bool (*filter)(const int64_t *k);	/* NULL: every outcome counts */
 	void (*observe)(const struct lk_ctx *c, uint64_t i, int64_t *k);
 };
 
 #include "litmus-tests.h"
+_Static_assert(LK_NR_VARIANTS <= MMT_MAX_VARIANTS, "more litmus variants than the command line can select");
 
 /* ---- the scenario ----------------------------------------------------------- */
 
@@ -290,6 +241,7 @@ struct lk_hist {
 		bool pos;
 	} e[LK_MAXH];
 	uint64_t other;		/* outcomes beyond LK_MAXH distinct ones */
+	uint64_t filtered;	/* outcomes the test's filter clause leaves out */
 	uint64_t iters[LK_NR_SYNC], wit[LK_NR_SYNC];
 } __mmt_aligned;
 
@@ -297,7 +249,7 @@ struct priv {
 	struct lk_ctx ctx;
 	const struct lk_test *test;
 	int prim, sync_opt;
-	uint64_t done;
+	uint64_t done, cut;
 	struct lk_hist hist[LK_MAXT];
 };
 
@@ -332,6 +284,7 @@ static int litmus_prepare(struct mmt_run *run)
 	c->delay = run->opt[OPT_DELAY];
 	c->nthreads = p->test->nthreads;
 	c->nvars = p->test->nvars;
+	c->cut_wait = (uint64_t)(2e9 * run->cycles_per_ns);	/* 2 s of the 10 s stop grace */
 	for (unsigned t = 0; t < c->nthreads; t++) {
 		c->out[t] = calloc(c->batch * LK_MAXR, sizeof(int64_t));
 		if (!c->out[t])
@@ -365,6 +318,10 @@ static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to)
 		bool pos;
 
 		t->observe(&p->ctx, i, key);
+		if (t->filter && !t->filter(key)) {
+			h->filtered++;
+			continue;
+		}
 		pos = t->exists(key);
 		h->iters[sync]++;
 		h->wit[sync] += pos;
@@ -436,12 +393,16 @@ static void litmus_worker(struct mmt_worker *w)
 	} else if (me == 0) {
 		c->uf_delay = c->delay;
 	}
+	if (t->uses_rcu && p->prim == LK_URCU)
+		urcu_memb_register_thread();
 	for (;;) {
-		uint64_t from = c->batch * me / n, to = c->batch * (me + 1) / n;
+		uint64_t from, to;
 
 		if (me == 0) {
 			/* at least one batch, however short the run or loaded the machine */
 			c->go_on = !batches || (!mmt_should_stop() && !(w->run->iterations && p->done >= w->run->iterations));
+			c->first_done = batches > 0;
+			c->ran = c->batch;
 			c->sync = p->sync_opt == LK_SYNC_ROTATE ? (int)(batches % LK_NR_SYNC) : p->sync_opt;
 			c->gen = batches * c->batch;
 		}
@@ -449,29 +410,39 @@ static void litmus_worker(struct mmt_worker *w)
 		if (!READ_ONCE(c->go_on))
 			break;
 		/* Fresh locations for every iteration, reset in parallel. */
+		from = c->batch * me / n;
+		to = c->batch * (me + 1) / n;
 		for (uint64_t i = from; i < to; i++)
 			for (unsigned v = 0; v < t->nvars; v++) {
-				int64_t init = t->init[v];
 				uint64_t *loc = (uint64_t *)(c->mem + i * c->iter_bytes + v * c->var_bytes);
 
-				*loc = init <= LK_ADDR_TAG
-					? (uint64_t)(uintptr_t)(c->mem + i * c->iter_bytes + (size_t)(LK_ADDR_TAG - init) * c->var_bytes)
-					: (uint64_t)init;
+				*loc = t->init_addr[v] >= 0
+					? (uint64_t)(uintptr_t)(c->mem + i * c->iter_bytes + (size_t)t->init_addr[v] * c->var_bytes)
+					: (uint64_t)t->init[v];
 			}
 		if (me == 0)
 			c->t0 = mmt_cycles() + (uint64_t)(20000 * w->run->cycles_per_ns); /* 20 us to line up */
 		barrier_wait(c);
 		fn(c, me);
 		barrier_wait(c);
+		/* c->ran: the whole batch, or where P0 cut it */
+		from = c->ran * me / n;
+		to = c->ran * (me + 1) / n;
 		seen = p->hist[me].wit[c->sync];
 		count(p, &p->hist[me], from, to);
 		if (p->hist[me].wit[c->sync] != seen)	/* detection speed, to the batch */
 			mmt_witness_first(w, c->gen + to);
-		if (me == 0)
-			p->done += c->batch;
+		if (me == 0) {
+			p->done += c->ran;
+			p->cut += c->ran < c->batch;
+		}
 		w->ops += to - from;
 		batches++;
+		if (c->ran < c->batch)
+			break;	/* only a stop cuts a batch: the run is over */
 	}
+	if (t->uses_rcu && p->prim == LK_URCU)
+		urcu_memb_unregister_thread();
 }
 
 static void outcome_text(const struct lk_test *t, const int64_t *key, char *buf, size_t len)
@@ -519,6 +490,7 @@ static void litmus_verify(struct mmt_run *run)
 				all->e[f].count += h->e[e].count;
 		}
 		all->other += h->other;
+		all->filtered += h->filtered;
 		for (int s = 0; s < LK_NR_SYNC; s++) {
 			all->iters[s] += h->iters[s];
 			all->wit[s] += h->wit[s];
@@ -558,6 +530,8 @@ static void litmus_verify(struct mmt_run *run)
 	json_object_set_new(run->metrics, "userfence_delay_cycles", json_integer((json_int_t)p->ctx.uf_delay));
 	json_object_set_new(run->metrics, "histogram", hist);
 	json_object_set_new(run->metrics, "other_outcomes", json_integer((json_int_t)all->other));
+	json_object_set_new(run->metrics, "filtered_out", json_integer((json_int_t)all->filtered));
+	json_object_set_new(run->metrics, "batches_cut", json_integer((json_int_t)p->cut));
 	json_object_set_new(run->metrics, "witnesses", json_integer((json_int_t)pos));
 	json_object_set_new(run->metrics, "witness_rate", json_real(iters ? (double)pos / (double)iters : 0));
 	json_object_set_new(run->metrics, "witnesses_per_sec", json_real(secs > 0 ? (double)pos / secs : 0));

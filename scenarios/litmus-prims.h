@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel primitives a litmus thread calls, bound for each primitive set:
+ *   LK_KERNEL         hand-rolled per-arch asm (harness/arch/), x86 RMWs as
+ *                     the kernel writes them (xchg, lock xadd, lock cmpxchg)
+ *   LK_KERNEL_MFENCE  the same, smp_mb() as the fence instruction
+ *   LK_URCU           liburcu: CMM_*_SHARED, cmm_smp_*, uatomic_*, and the
+ *                     memb flavour's rcu_read_lock / synchronize_rcu
+ *   LK_C11            C11 atomics and fences
+ * P is a compile-time constant in every use (the generator emits one body
+ * per set), so each chain of ifs folds to one primitive.
+ *
+ * Orderings (LK_O_*): the LKMM's value-returning RMWs are fully ordered,
+ * their _relaxed/_acquire/_release forms weaker, and void RMWs
+ * (atomic_inc) unordered.  Where a set has nothing weaker than full
+ * (x86's locked instructions, liburcu 0.13's uatomic_*), the stronger
+ * binding is used: a weaker ordering is permission, never an obligation.
+ * A fully ordered RMW orders plain accesses on both sides, which one
+ * seq_cst C11 RMW does not, so outside x86 it is fence, RMW, fence.
+ *
+ * A deliberately weakened set (LK_WEAK_*, tests/litmus-prims.sh) replaces
+ * one primitive with a non-atomic or unordered one, to prove that the
+ * tests relying on it can fail.
+ */
+#ifndef MMT_LITMUS_PRIMS_H
+#define MMT_LITMUS_PRIMS_H
+
+enum { LK_KERNEL, LK_KERNEL_MFENCE, LK_URCU, LK_C11, LK_NR_PRIMS };
+enum { LK_O_NONE, LK_O_RELAXED, LK_O_ACQUIRE, LK_O_RELEASE, LK_O_FULL };
+
+#define LK_IS_KERNEL(P) ((P) == LK_KERNEL || (P) == LK_KERNEL_MFENCE)
+#define LK_ATOMIC(p) ((_Atomic uint64_t *)(p))
+
+/* ---- loads, stores, fences ------------------------------------------------- */
+#define LK_WRITE_ONCE(P, p, v)                                                 \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			CMM_STORE_SHARED(*(p), (v));                           \
+		else if ((P) == LK_C11)                                        \
+			atomic_store_explicit(LK_ATOMIC(p), (v), memory_order_relaxed); \
+		else                                                           \
+			WRITE_ONCE(*(p), (v));                                 \
+	} while (0)
+#define LK_READ_ONCE(P, p)                                                     \
+	((P) == LK_URCU ? CMM_LOAD_SHARED(*(p))                                \
+	 : (P) == LK_C11 ? atomic_load_explicit(LK_ATOMIC(p), memory_order_relaxed) \
+			 : READ_ONCE(*(p)))
+/* liburcu 0.13 has no store-release or load-acquire: its idiom is a full
+ * barrier next to the CMM_*_SHARED access. */
+#define LK_STORE_RELEASE(P, p, v)                                              \
+	do {                                                                   \
+		if ((P) == LK_URCU) {                                          \
+			cmm_smp_mb();                                          \
+			CMM_STORE_SHARED(*(p), (v));                           \
+		} else if ((P) == LK_C11) {                                    \
+			atomic_store_explicit(LK_ATOMIC(p), (v), memory_order_release); \
+		} else {                                                       \
+			smp_store_release((p), (v));                           \
+		}                                                              \
+	} while (0)
+#define LK_LOAD_ACQUIRE(P, p)                                                  \
+	({                                                                     \
+		uint64_t __lk_v;                                               \
+		if ((P) == LK_URCU) {                                          \
+			__lk_v = CMM_LOAD_SHARED(*(p));                        \
+			cmm_smp_mb();                                          \
+		} else if ((P) == LK_C11) {                                    \
+			__lk_v = atomic_load_explicit(LK_ATOMIC(p), memory_order_acquire); \
+		} else {                                                       \
+			__lk_v = smp_load_acquire(p);                          \
+		}                                                              \
+		__lk_v;                                                        \
+	})
+#define LK_MB(P)                                                               \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			cmm_smp_mb();                                          \
+		else if ((P) == LK_C11)                                        \
+			atomic_thread_fence(memory_order_seq_cst);             \
+		else if ((P) == LK_KERNEL_MFENCE)                              \
+			smp_mb_fence();                                        \
+		else                                                           \
+			smp_mb();                                              \
+	} while (0)
+#define LK_RMB(P)                                                              \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			cmm_smp_rmb();                                         \
+		else if ((P) == LK_C11)                                        \
+			atomic_thread_fence(memory_order_acquire);             \
+		else                                                           \
+			smp_rmb();                                             \
+	} while (0)
+#define LK_WMB(P)                                                              \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			cmm_smp_wmb();                                         \
+		else if ((P) == LK_C11)                                        \
+			atomic_thread_fence(memory_order_release);             \
+		else                                                           \
+			smp_wmb();                                             \
+	} while (0)
+/* rcu_dereference: an address-dependency-ordered load. */
+#define LK_RCU_DEREF(P, p)                                                     \
+	((P) == LK_URCU ? ({ uint64_t __lk_d = CMM_LOAD_SHARED(*(p)); cmm_smp_read_barrier_depends(); __lk_d; }) \
+	 : (P) == LK_C11 ? atomic_load_explicit(LK_ATOMIC(p), memory_order_consume) \
+			 : READ_ONCE(*(p)))
+/* rcu_assign_pointer: a store ordered after earlier stores. */
+#define LK_RCU_ASSIGN(P, p, v)                                                 \
+	do {                                                                   \
+		if ((P) == LK_URCU) {                                          \
+			cmm_smp_wmb();                                         \
+			CMM_STORE_SHARED(*(p), (v));                           \
+		} else {                                                       \
+			LK_STORE_RELEASE(P, p, v);                             \
+		}                                                              \
+	} while (0)
+#define LK_PLAIN_STORE(P, p, v) (*(p) = (v))
+#define LK_PLAIN_LOAD(P, p) (*(p))
+
+/* ---- read-modify-write ------------------------------------------------------
+ * Each returns the old value.  x86: every locked instruction is a full
+ * barrier, so the ordering argument changes nothing there, as in the
+ * kernel's arch/x86/include/asm/cmpxchg.h. */
+#if defined(__x86_64__) && !defined(LK_WEAK_RMW)
+static inline uint64_t lk_k_xadd(uint64_t *p, uint64_t v)
+{
+	__asm__ __volatile__("lock; xaddq %0, %1" : "+r"(v), "+m"(*p) :: "memory", "cc");
+	return v;
+}
+static inline uint64_t lk_k_xchg(uint64_t *p, uint64_t v)
+{
+	__asm__ __volatile__("xchgq %0, %1" : "+r"(v), "+m"(*p) :: "memory");
+	return v;
+}
+static inline uint64_t lk_k_cmpxchg(uint64_t *p, uint64_t old, uint64_t new)
+{
+	__asm__ __volatile__("lock; cmpxchgq %2, %1" : "+a"(old), "+m"(*p) : "r"(new) : "memory", "cc");
+	return old;
+}
+#define LK_K_ADD(O, p, v) lk_k_xadd((p), (v))
+#define LK_K_XCHG(O, p, v) lk_k_xchg((p), (v))
+#define LK_K_CMPXCHG(O, p, o, n) lk_k_cmpxchg((p), (o), (n))
+#define LK_K_MB_AROUND_ATOMIC() barrier()
+#elif !defined(LK_WEAK_RMW)
+/* Other architectures: the compiler's RMW with the kernel's order mapping
+ * (full: smp_mb() on both sides of a relaxed RMW, as arm64's LL/SC
+ * atomics with their trailing dmb ish). */
+static inline int lk_k_order(int o)
+{
+	return o == LK_O_ACQUIRE ? __ATOMIC_ACQUIRE : o == LK_O_RELEASE ? __ATOMIC_RELEASE : __ATOMIC_RELAXED;
+}
+#define LK_K_FULL(O, EXPR)                                                     \
+	({                                                                     \
+		uint64_t __lk_r;                                               \
+		if ((O) == LK_O_FULL)                                          \
+			smp_mb();                                              \
+		__lk_r = (EXPR);                                               \
+		if ((O) == LK_O_FULL)                                          \
+			smp_mb();                                              \
+		__lk_r;                                                        \
+	})
+#define LK_K_ADD(O, p, v) LK_K_FULL(O, __atomic_fetch_add((p), (v), lk_k_order(O)))
+#define LK_K_XCHG(O, p, v) LK_K_FULL(O, __atomic_exchange_n((p), (v), lk_k_order(O)))
+#define LK_K_CMPXCHG(O, p, o, n)                                               \
+	LK_K_FULL(O, ({ uint64_t __lk_o = (o);                                 \
+		__atomic_compare_exchange_n((p), &__lk_o, (n), false, lk_k_order(O), __ATOMIC_RELAXED); \
+		__lk_o; }))
+#define LK_K_MB_AROUND_ATOMIC() smp_mb()
+#else
+/* The weakened binding: a load and a store, not atomic and unordered. */
+#define LK_K_ADD(O, p, v) ({ uint64_t __lk_o = READ_ONCE(*(p)); WRITE_ONCE(*(p), __lk_o + (v)); __lk_o; })
+#define LK_K_XCHG(O, p, v) ({ uint64_t __lk_o = READ_ONCE(*(p)); WRITE_ONCE(*(p), (v)); __lk_o; })
+#define LK_K_CMPXCHG(O, p, o, n) ({ uint64_t __lk_o = READ_ONCE(*(p)); if (__lk_o == (o)) WRITE_ONCE(*(p), (n)); __lk_o; })
+#define LK_K_MB_AROUND_ATOMIC() barrier()
+#endif
+
+static inline memory_order lk_c11_order(int o)
+{
+	return o == LK_O_ACQUIRE ? memory_order_acquire : o == LK_O_RELEASE ? memory_order_release : memory_order_relaxed;
+}
+#define LK_C11_FULL(O, EXPR)                                                   \
+	({                                                                     \
+		uint64_t __lk_r;                                               \
+		if ((O) == LK_O_FULL)                                          \
+			atomic_thread_fence(memory_order_seq_cst);             \
+		__lk_r = (EXPR);                                               \
+		if ((O) == LK_O_FULL)                                          \
+			atomic_thread_fence(memory_order_seq_cst);             \
+		__lk_r;                                                        \
+	})
+
+/* liburcu: uatomic_add_return, uatomic_xchg and uatomic_cmpxchg imply full
+ * barriers; uatomic_add (void) implies none. */
+#define LK_RMW_ADD(P, O, p, v)                                                 \
+	((P) == LK_URCU ? ((O) == LK_O_NONE ? (uatomic_add((p), (v)), (uint64_t)0) \
+				: uatomic_add_return((p), (v)) - (v))          \
+	 : (P) == LK_C11 ? LK_C11_FULL(O, atomic_fetch_add_explicit(LK_ATOMIC(p), (v), lk_c11_order(O))) \
+			 : LK_K_ADD(O, p, v))
+#define LK_RMW_XCHG(P, O, p, v)                                                \
+	((P) == LK_URCU ? uatomic_xchg((p), (v))                               \
+	 : (P) == LK_C11 ? LK_C11_FULL(O, atomic_exchange_explicit(LK_ATOMIC(p), (v), lk_c11_order(O))) \
+			 : LK_K_XCHG(O, p, v))
+#define LK_RMW_CMPXCHG(P, O, p, o, n)                                          \
+	((P) == LK_URCU ? uatomic_cmpxchg((p), (o), (n))                       \
+	 : (P) == LK_C11 ? LK_C11_FULL(O, ({ uint64_t __lk_e = (o);            \
+		atomic_compare_exchange_strong_explicit(LK_ATOMIC(p), &__lk_e, (n), \
+			lk_c11_order(O) == memory_order_release ? memory_order_release : lk_c11_order(O), \
+			memory_order_relaxed); __lk_e; }))                      \
+			 : LK_K_CMPXCHG(O, p, o, n))
+/* atomic_add_unless(p, a, u): add a unless *p == u; fully ordered when it adds. */
+#define LK_ADD_UNLESS(P, p, a, u)                                              \
+	({                                                                     \
+		uint64_t __lk_c = LK_READ_ONCE(P, p), __lk_seen;               \
+		while (__lk_c != (uint64_t)(u) &&                              \
+		       (__lk_seen = LK_RMW_CMPXCHG(P, LK_O_FULL, p, __lk_c, __lk_c + (a))) != __lk_c) \
+			__lk_c = __lk_seen;                                    \
+		__lk_c != (uint64_t)(u);                                       \
+	})
+#define LK_MB_BEFORE_ATOMIC(P)                                                 \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			cmm_smp_mb__before_uatomic_add();                      \
+		else if ((P) == LK_C11)                                        \
+			atomic_thread_fence(memory_order_seq_cst);             \
+		else                                                           \
+			LK_K_MB_AROUND_ATOMIC();                               \
+	} while (0)
+#define LK_MB_AFTER_ATOMIC(P)                                                  \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			cmm_smp_mb__after_uatomic_add();                       \
+		else if ((P) == LK_C11)                                        \
+			atomic_thread_fence(memory_order_seq_cst);             \
+		else                                                           \
+			LK_K_MB_AROUND_ATOMIC();                               \
+	} while (0)
+
+/* ---- spinlocks -----------------------------------------------------------------
+ * A test-and-set lock on the location (0 free, 1 held): acquire by an
+ * acquire exchange, spinning on plain loads while held; release by a
+ * release store.  liburcu has no spinlock of its own: uatomic_xchg (full)
+ * and a full barrier before the releasing store. */
+#ifdef LK_WEAK_LOCK
+#define LK_SPIN_TRYLOCK(P, p) 1
+#define LK_SPIN_LOCK(P, p) barrier()
+#define LK_SPIN_UNLOCK(P, p) barrier()
+#else
+#define LK_SPIN_TRYLOCK(P, p) (LK_RMW_XCHG(P, LK_O_ACQUIRE, p, 1) == 0)
+#define LK_SPIN_LOCK(P, p)                                                     \
+	do {                                                                   \
+		while (!LK_SPIN_TRYLOCK(P, p))                                 \
+			while (LK_READ_ONCE(P, p))                             \
+				cpu_relax();                                   \
+	} while (0)
+#define LK_SPIN_UNLOCK(P, p) LK_STORE_RELEASE(P, p, 0)
+#endif
+#define LK_SPIN_IS_LOCKED(P, p) (LK_READ_ONCE(P, p) != 0)
+/* The kernel: a no-op on x86, whose lock acquisition is a locked RMW and
+ * so already a full barrier; smp_mb() elsewhere. */
+#define LK_MB_AFTER_SPINLOCK(P)                                                \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			cmm_smp_mb();                                          \
+		else if ((P) == LK_C11)                                        \
+			atomic_thread_fence(memory_order_seq_cst);             \
+		else                                                           \
+			LK_K_MB_AROUND_ATOMIC();                               \
+	} while (0)
+
+/* ---- RCU --------------------------------------------------------------------------
+ * urcu: the memb flavour (the threads of an RCU test register with it).
+ * kernel and c11: a minimal RCU of the engine's own, urcu-mb's algorithm:
+ * a reader publishes an odd per-thread sequence number, then a full
+ * fence; it ends with a full fence and a zero.  synchronize_rcu fences,
+ * waits for every other thread's odd number seen at that moment to
+ * change, and fences again: a critical section that could have missed the
+ * updater's earlier stores has ended before the updater goes on. */
+struct lk_rcu_reader {
+	uint64_t ctr, seq, nest;
+} __mmt_aligned;
+
+#define LK_FULL_FENCE(P)                                                       \
+	do {                                                                   \
+		if ((P) == LK_C11)                                             \
+			atomic_thread_fence(memory_order_seq_cst);             \
+		else                                                           \
+			smp_mb();                                              \
+	} while (0)
+#ifdef LK_WEAK_RCU
+#define LK_RCU_READ_LOCK(P) barrier()
+#define LK_RCU_READ_UNLOCK(P) barrier()
+#define LK_SYNCHRONIZE_RCU(P) barrier()
+#else
+#define LK_RCU_READ_LOCK(P)                                                    \
+	do {                                                                   \
+		struct lk_rcu_reader *__lk_me = &lk_c->rcu[lk_t];              \
+		if ((P) == LK_URCU) {                                          \
+			urcu_memb_read_lock();                                 \
+		} else if (!__lk_me->nest++) {                                 \
+			__lk_me->seq += 2;                                     \
+			LK_WRITE_ONCE(LK_KERNEL, &__lk_me->ctr, __lk_me->seq | 1); \
+			LK_FULL_FENCE(P);                                      \
+		}                                                              \
+	} while (0)
+#define LK_RCU_READ_UNLOCK(P)                                                  \
+	do {                                                                   \
+		struct lk_rcu_reader *__lk_me = &lk_c->rcu[lk_t];              \
+		if ((P) == LK_URCU) {                                          \
+			urcu_memb_read_unlock();                               \
+		} else if (!--__lk_me->nest) {                                 \
+			LK_FULL_FENCE(P);                                      \
+			LK_WRITE_ONCE(LK_KERNEL, &__lk_me->ctr, 0);            \
+		}                                                              \
+	} while (0)
+#define LK_SYNCHRONIZE_RCU(P)                                                  \
+	do {                                                                   \
+		if ((P) == LK_URCU) {                                          \
+			urcu_memb_synchronize_rcu();                           \
+		} else {                                                       \
+			LK_FULL_FENCE(P);                                      \
+			for (unsigned __lk_k = 0; __lk_k < lk_c->nthreads; __lk_k++) { \
+				uint64_t __lk_s = LK_READ_ONCE(LK_KERNEL, &lk_c->rcu[__lk_k].ctr); \
+				if (__lk_k == lk_t || !(__lk_s & 1))           \
+					continue;                              \
+				while (LK_READ_ONCE(LK_KERNEL, &lk_c->rcu[__lk_k].ctr) == __lk_s) \
+					cpu_relax();                           \
+			}                                                      \
+			LK_FULL_FENCE(P);                                      \
+		}                                                              \
+	} while (0)
+#endif
+
+#endif

@@ -1,0 +1,2 @@
+# SPDX-License-Identifier: MIT
+"""The C-litmus front end: lexer -> parser -> ir (checked) -> cgen (per primitive set)."""

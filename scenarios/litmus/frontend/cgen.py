@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: MIT
+"""Stage 4: the intermediate form to C, one generator run per primitive set.
+
+For test N, thread k and set S it emits a body macro LK_TN_Pk_S, with the
+set a compile-time constant, and instantiates it in a batch loop with
+LK_THREAD_FN() (scenarios/litmus.c).  A set that cannot run one of the
+test's primitives gets no function and no variant; the reason is kept for
+--list and --test.  Registers are locals (lkr_NAME, so no register can
+collide with C or with the macros); only those an outcome names are
+stored, per iteration, for counting after the batch.
+"""
+
+from . import ir
+from .diag import LitmusError
+from .prims import SETS, SET_C, SET_DESC
+
+ADDR_TAG = -1000	# LK_ADDR_TAG: values at or below it stand for addresses
+
+
+def c_string(s):
+    out = []
+    for ch in s:
+        if ch in '"\\':
+            out.append("\\" + ch)
+        elif ch == "?":
+            out.append("\\?")	# no trigraphs
+        elif 32 <= ord(ch) < 127:
+            out.append(ch)
+        else:
+            out.append("\\%03o" % ord(ch))
+    return '"' + "".join(out) + '"'
+
+
+def c_int(v):
+    return "(-INT64_C(%d))" % -v if v < 0 else "INT64_C(%d)" % v
+
+
+class Gen:
+    """C for one test; raises LitmusError for what no set can compile."""
+
+    def __init__(self, test, tid):
+        self.t, self.id = test, tid
+        self.loc_ix = {name: i for i, name in enumerate(test.locs)}
+        self.slots = {}	# (thread, reg) -> stored slot
+        for key in test.keys:
+            if key[0] == "reg":
+                n = sum(1 for (th, _r) in self.slots if th == key[1])
+                self.slots[(key[1], key[2])] = n
+
+    def fail(self, node, msg):
+        line, col = node.pos
+        raise LitmusError(self.t.path, line, col, msg)
+
+    def check_value(self, node, v):
+        if isinstance(v, int) and v <= ADDR_TAG:
+            self.fail(node, "value %d: values at or below %d stand for addresses in this engine" % (v, ADDR_TAG))
+
+    # ---- expressions ----------------------------------------------------------------------
+    def val(self, e):
+        if isinstance(e, ir.Num):
+            self.check_value(e, e.value)
+            return c_int(e.value)
+        if isinstance(e, ir.Reg):
+            return "lkr_" + e.name
+        if isinstance(e, ir.Loc):
+            return "((int64_t)(uintptr_t)LKV(%d))" % self.loc_ix[e.name]
+        if isinstance(e, ir.Deref):
+            return "((int64_t)LK_PLAIN_LOAD(P, %s))" % self.ptr(e.ptr)
+        if isinstance(e, ir.Bin):
+            return "((int64_t)(%s %s %s))" % (self.val(e.a), e.op, self.val(e.b))
+        if isinstance(e, ir.Un):
+            return "((int64_t)(%s%s))" % (e.op, self.val(e.a))
+        if isinstance(e, ir.Call):
+            if not e.prim.returns:
+                self.fail(e, "%s() returns no value" % e.prim.name)
+            return "((int64_t)(%s))" % self.call(e)
+        raise AssertionError(e)
+
+    def ptr(self, e):
+        if isinstance(e, ir.Loc):
+            return "LKV(%d)" % self.loc_ix[e.name]
+        return "((uint64_t *)(uintptr_t)%s)" % self.val(e)
+
+    def call(self, e):
+        args = []
+        for kind, a in zip(e.prim.args, e.args):
+            if kind == "l":
+                args.append(self.ptr(a.ptr))
+            elif kind == "p":
+                args.append(self.ptr(a))
+            else:
+                args.append("(uint64_t)%s" % self.val(a))
+        return e.prim.c.format(*args)
+
+    # ---- statements -----------------------------------------------------------------------
+    def stmts(self, body, ind):
+        out = []
+        for s in body:
+            if isinstance(s, ir.Assign):
+                out.append(ind + "lkr_%s = %s;" % (s.reg, self.val(s.value)))
+            elif isinstance(s, ir.Store):
+                out.append(ind + "LK_PLAIN_STORE(P, %s, (uint64_t)%s);" % (self.ptr(s.ptr), self.val(s.value)))
+            elif isinstance(s, ir.Do):
+                c = self.call(s.expr)
+                out.append(ind + ("(void)(%s);" % c if s.expr.prim.returns else c + ";"))
+            elif isinstance(s, ir.If):
+                out.append(ind + "if (%s) {" % self.val(s.cond))
+                out.extend(self.stmts(s.then, ind + "\t"))
+                if s.orelse:
+                    out.append(ind + "} else {")
+                    out.extend(self.stmts(s.orelse, ind + "\t"))
+                out.append(ind + "}")
+            else:
+                raise AssertionError(s)
+        return out
+
+    def init_c(self, v):
+        if isinstance(v, tuple):
+            return "((int64_t)(uintptr_t)LKV(%d))" % self.loc_ix[v[1]]
+        return c_int(v)
+
+    def thread_body(self, th, set_name):
+        lines = []
+        for r, v in th.regs.items():
+            lines.append("\tint64_t lkr_%s = %s; (void)lkr_%s;" % (r, "0" if v is None else self.init_c(v), r))
+        lines.extend(self.stmts(th.body, "\t"))
+        for (tid, r), slot in self.slots.items():
+            if tid == th.pid:
+                lines.append("\tLKO(%d) = lkr_%s;" % (slot, r))
+        name = "LK_T%d_P%d_%s" % (self.id, th.pid, SET_C[set_name])
+        text = "\n".join(lines).replace("(P,", "(%s," % SET_C[set_name]).replace("(P)", "(%s)" % SET_C[set_name])
+        return name, "#define %s do { \\\n%s \\\n} while (0)\n" % (name, " \\\n".join(text.split("\n")))
+
+    # ---- conditions -----------------------------------------------------------------------
+    def cond(self, c):
+        if isinstance(c, ir.CAnd):
+            return "(%s && %s)" % (self.cond(c.a), self.cond(c.b))
+        if isinstance(c, ir.COr):
+            return "(%s || %s)" % (self.cond(c.a), self.cond(c.b))
+        if isinstance(c, ir.CNot):
+            return "(!%s)" % self.cond(c.a)
+        if isinstance(c, ir.CConst):
+            return "true" if c.value else "false"
+        if isinstance(c, ir.CEq):
+            v = c.value
+            if isinstance(v, tuple):
+                rhs = "LK_ADDR_OF(%d)" % self.loc_ix[v[1]]
+            else:
+                self.check_value(c, v)
+                rhs = c_int(v)
+            return "(k[%d] %s %s)" % (self.t.keys.index(c.key), "!=" if c.negate else "==", rhs)
+        raise AssertionError(c)
+
+    # ---- the whole test -------------------------------------------------------------------
+    def emit(self):
+        t, n = self.t, self.id
+        why = {s: None for s in SETS}
+        for name in sorted(t.prims):
+            from .prims import PRIMS
+            for s, reason in PRIMS[name].unsupported.items():
+                why[s] = why[s] or "%s() on %s: %s" % (name, s, reason)
+        for v in t.locs.values():
+            if isinstance(v, int):
+                self.check_value(t.threads[0], v)
+        out = ["/* ---- test %d ---- */\n" % n]
+        fns = {}
+        for th in t.threads:
+            for s in SETS:
+                if why[s]:
+                    continue
+                mac, text = self.thread_body(th, s)
+                out.append(text)
+                fn = "lk_t%d_p%d_%s" % (n, th.pid, SET_C[s].lower())
+                out.append("LK_THREAD_FN(%s, %s)\n" % (fn, mac))
+                fns[th.pid, s] = fn
+        witness = self.cond(t.cond)
+        if t.quant == "forall":
+            witness = "(!%s)" % witness
+        out.append("static bool lk_t%d_exists(const int64_t *k) { (void)k; return %s; }\n" % (n, witness))
+        if t.filter is not None:
+            out.append("static bool lk_t%d_filter(const int64_t *k) { (void)k; return %s; }\n" % (n, self.cond(t.filter)))
+        out.append("static void lk_t%d_observe(const struct lk_ctx *c, uint64_t i, int64_t *k)\n{\n" % n)
+        out.append("\t(void)c; (void)i; (void)k;\n")
+        for ki, key in enumerate(t.keys):
+            if key[0] == "reg":
+                out.append("\tk[%d] = lk_norm(c, i, LK_REG(c, %d, i, %d));\n" % (ki, key[1], self.slots[(key[1], key[2])]))
+            else:
+                out.append("\tk[%d] = lk_norm(c, i, LK_FINAL(c, i, %d));\n" % (ki, self.loc_ix[key[1]]))
+        out.append("}\n")
+        nregs = [sum(1 for (tid, _r) in self.slots if tid == th.pid) for th in t.threads]
+        thread_fns = ", ".join("{ %s }" % ", ".join(fns.get((th.pid, s), "NULL") for s in SETS) for th in t.threads)
+        inits = ", ".join("0" if isinstance(v, tuple) else c_int(v) for v in t.locs.values())
+        init_addr = ", ".join(str(self.loc_ix[v[1]]) if isinstance(v, tuple) else "-1" for v in t.locs.values())
+        out.append("#define LK_T%d_DESC { .name = %s, .file = %s, .result = %s, \\\n" % (
+            n, c_string(t.name), c_string(t.path_shown), c_string(t.result) if t.result else "NULL"))
+        out.append("\t.nthreads = %d, .nvars = %d, .nkeys = %d, .uses_rcu = %s, \\\n" % (
+            len(t.threads), len(t.locs), len(t.keys), "true" if "rcu_read_lock" in t.prims or "synchronize_rcu" in t.prims else "false"))
+        out.append("\t.vars = { %s }, .init = { %s }, .init_addr = { %s }, \\\n" % (
+            ", ".join(c_string(v) for v in t.locs), inits, init_addr))
+        out.append("\t.keys = { %s }, .nregs = { %s }, \\\n" % (
+            ", ".join(c_string(key_text(k)) for k in t.keys), ", ".join(str(x) for x in nregs)))
+        out.append("\t.set_why = { %s }, \\\n" % ", ".join(c_string(why[s]) if why[s] else "NULL" for s in SETS))
+        out.append("\t.thread = { %s }, \\\n" % thread_fns)
+        out.append("\t.exists = lk_t%d_exists, .filter = %s, .observe = lk_t%d_observe }\n\n" % (
+            n, "lk_t%d_filter" % n if t.filter is not None else "NULL", n))
+        self.why = why
+        return "".join(out)
+
+
+def key_text(k):
+    return "%d:%s" % (k[1], k[2]) if k[0] == "reg" else k[1]
+
+
+def forbidden_flags(t):
+    arches = {"x86_64": "MMT_ARCH_X86_64", "aarch64": "MMT_ARCH_AARCH64", "generic": "MMT_ARCH_GENERIC"}
+    on = set(arches) if t.result == "Never" else set()
+    for arch, verdict in t.expect.items():
+        if arch in arches:
+            (on.add if verdict == "forbidden" else on.discard)(arch)
+    return " | ".join(arches[a] for a in sorted(on)) or "0"
+
+
+def header(tests, rejected, limits):
+    """tests: [(Test, emitted C, why per set)], rejected: [(name, path, message)]."""
+    out = ["/* Generated by scenarios/litmus/litmus2c from C-litmus tests; do not edit. */\n"]
+    for key, macro in (("threads", "LK_MAXT"), ("locations", "LK_MAXV"), ("keys", "LK_MAXK"),
+                       ("stored_registers", "LK_MAXR")):
+        out.append('_Static_assert(%s == %d, "litmus2c and litmus.c disagree on %s");\n' % (macro, limits[key], key))
+    for _t, text, _w in tests:
+        out.append(text)
+    out.append("static const struct lk_test lk_tests[] = {\n")
+    for i in range(len(tests)):
+        out.append("\tLK_T%d_DESC,\n" % i)
+    for name, path, msg in rejected:
+        out.append("\t{ .name = %s, .file = %s, .unsupported = %s },\n" % (c_string(name), c_string(path), c_string(msg)))
+    if not tests and not rejected:
+        out.append("\t{ .name = NULL },\n")
+    out.append("};\n#define LK_NR_TESTS %d\n" % (len(tests) + len(rejected)))
+    out.append("static const struct mmt_variant lk_variants[] = {\n")
+    vt, vp = [], []
+    for i, (t, _text, why) in enumerate(tests):
+        for p, s in enumerate(SETS):
+            if why[s]:
+                continue
+            verdict = t.result or "no Result line: expected unknown"
+            out.append("\t{ .name = %s, .help = %s, .forbidden_on = %s, .threads = %d, .no_expectation = %s },\n" % (
+                c_string("%s/%s" % (t.name, s)), c_string("%s with %s primitives (LKMM: %s)" % (t.name, SET_DESC[s], verdict)),
+                forbidden_flags(t), len(t.threads), "true" if t.result is None and not t.expect else "false"))
+            vt.append(i)
+            vp.append(p)
+    if not vt:
+        out.append("\t{ .name = NULL },\n")
+    out.append("};\n")
+    out.append("static const unsigned short lk_variant_test[] = { %s };\n" % (", ".join(map(str, vt)) or "0"))
+    out.append("static const unsigned char lk_variant_prim[] = { %s };\n" % (", ".join(map(str, vp)) or "0"))
+    out.append("#define LK_NR_VARIANTS %d\n" % len(vt))
+    return "".join(out)

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: MIT
+"""Stage 3: the one intermediate form every code generator reads.
+
+A Test holds its locations (with initial values), its threads (numbered by
+their Pn name, with their registers and a statement tree), and its final
+condition over "keys": a thread's register or a location's final value.
+Values are integers or ("addr", LOCATION), the address of a location.
+Every node that can be rejected later carries its (line, col).
+"""
+
+# The engine's limits (scenarios/litmus.c checks the generated header
+# against them at compile time, so the two cannot drift).
+LIMITS = {
+    "threads": 8,		# LK_MAXT
+    "locations": 8,		# LK_MAXV
+    "keys": 8,			# LK_MAXK: registers and locations an outcome names
+    "stored_registers": 8,	# LK_MAXR: per thread, the registers an outcome names
+    "tests": 256,		# per build: 4 primitive sets each, MMT_MAX_VARIANTS (1024) in all
+}
+
+
+class Node:
+    def __init__(self, pos, **kw):
+        self.pos = pos
+        self.__dict__.update(kw)
+
+    def __repr__(self):
+        return "%s(%s)" % (type(self).__name__,
+                           ", ".join("%s=%r" % kv for kv in self.__dict__.items() if kv[0] != "pos"))
+
+
+# expressions
+class Num(Node): pass		# value
+class Reg(Node): pass		# name
+class Loc(Node): pass		# name: the location's address
+class Deref(Node): pass		# ptr: a plain load (or, as a store's target, a plain store)
+class Bin(Node): pass		# op, a, b
+class Un(Node): pass		# op, a
+class Call(Node): pass		# prim (prims.Prim), args
+
+
+# statements
+class Assign(Node): pass	# reg, value
+class Store(Node): pass		# ptr, value (plain "*p = v")
+class Do(Node): pass		# expr (a call for its effect)
+class If(Node): pass		# cond, then, orelse (lists)
+
+
+# final conditions
+class CAnd(Node): pass		# a, b
+class COr(Node): pass		# a, b
+class CNot(Node): pass		# a
+class CConst(Node): pass	# value (bool)
+class CEq(Node): pass		# key, value, negate
+
+
+class Thread:
+    def __init__(self, pid, pos):
+        self.pid, self.pos = pid, pos
+        self.params = []	# location names
+        self.regs = {}		# name -> initial value (int, ("addr", loc)) or None
+        self.body = []
+
+
+class Test:
+    def __init__(self, path, name):
+        self.path, self.name = path, name
+        self.result = None	# "Never" / "Sometimes" / "Always" / None (unknown)
+        self.expect = {}	# arch -> "forbidden" / "allowed" (mmtorture's own comment line)
+        self.locs = {}		# name -> initial value, in order of first mention
+        self.loc_pos = {}
+        self.threads = []	# index = Pn
+        self.quant = None	# "exists", "~exists", "forall"
+        self.cond = None
+        self.filter = None
+        self.shown = []		# keys of a locations [...] clause
+        self.keys = []		# ("reg", tid, name) or ("loc", name), in order of first mention
+        self.prims = set()	# primitive names used
+
+    def key_index(self, key):
+        if key not in self.keys:
+            self.keys.append(key)
+        return self.keys.index(key)

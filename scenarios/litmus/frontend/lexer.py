@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: MIT
+"""Stage 1: bytes of a C-litmus file to tokens, each with its line and column.
+
+The language has two comment syntaxes: OCaml's (* ... *) outside thread
+bodies (herd7's sections) and C's // and /* */ inside them.  "(*" is also
+C ("r0 = (*x)"), so it opens a comment only at brace depth 0, where no C
+expression can start.  Everything but comments must be ASCII: names end up
+in C strings and in JSON, and a stray Latin-1 byte there is a confusing
+failure much later.  CR is white space, so CRLF files read as LF ones.
+"""
+
+from .diag import LitmusError
+
+PUNCT = ["/\\", "\\/", "==", "!=", "&&", "||", "<=", ">=", "{", "}", "(", ")", ";", ",", "*",
+         "&", "=", "^", "+", "-", "!", "~", "|", ":", "<", ">", "[", "]", "."]
+
+
+class Token:
+    __slots__ = ("kind", "text", "line", "col")
+
+    def __init__(self, kind, text, line, col):
+        self.kind, self.text, self.line, self.col = kind, text, line, col
+
+    def __repr__(self):
+        return "%s(%r)@%d:%d" % (self.kind, self.text, self.line, self.col)
+
+
+class Lexed:
+    """The tokens, the name line, and the comment text (where Result: lives)."""
+
+    def __init__(self, name, name_pos, tokens, comments):
+        self.name, self.name_pos, self.tokens, self.comments = name, name_pos, tokens, comments
+
+
+def lex(path, data):
+    if not data.strip():
+        raise LitmusError(path, 1, 1, "empty file (expected 'C NAME' on the first line)")
+    text = data.decode("latin-1")  # one char per byte: columns stay byte columns
+    pos, line, col = 0, 1, 1
+    n = len(text)
+
+    def adv(k):
+        nonlocal pos, line, col
+        for ch in text[pos:pos + k]:
+            if ch == "\n":
+                line, col = line + 1, 1
+            else:
+                col += 1
+        pos += k
+
+    # The name line: "C NAME", NAME running to the end of the line.
+    while pos < n and text[pos] in " \t\r\n":
+        adv(1)
+    eol = text.find("\n", pos)
+    eol = n if eol < 0 else eol
+    first = text[pos:eol].rstrip("\r \t")
+    if not (first.startswith("C ") or first.startswith("C\t")):
+        raise LitmusError(path, line, col, "first line must be 'C NAME' (herd7's C-litmus header)")
+    name = first[2:].strip()
+    name_pos = (line, col)
+    for i, ch in enumerate(name):
+        if ord(ch) > 126 or ord(ch) < 32:
+            raise LitmusError(path, line, col + 2 + i, "test name: byte 0x%02x is not printable ASCII" % ord(ch))
+    if not name:
+        raise LitmusError(path, line, col, "first line must be 'C NAME': the name is missing")
+    adv(eol - pos)
+
+    tokens, comments, depth = [], [], 0
+    while pos < n:
+        ch = text[pos]
+        if ch in " \t\r\n\f\v":
+            adv(1)
+            continue
+        two = text[pos:pos + 2]
+        if two == "(*" and depth == 0:
+            end = text.find("*)", pos + 2)
+            if end < 0:
+                raise LitmusError(path, line, col, "comment '(*' is never closed with '*)'")
+            comments.append(text[pos + 2:end])
+            adv(end + 2 - pos)
+            continue
+        if two == "/*":
+            end = text.find("*/", pos + 2)
+            if end < 0:
+                raise LitmusError(path, line, col, "comment '/*' is never closed with '*/'")
+            comments.append(text[pos + 2:end])
+            adv(end + 2 - pos)
+            continue
+        if two == "//":
+            end = text.find("\n", pos)
+            end = n if end < 0 else end
+            comments.append(text[pos + 2:end])
+            adv(end - pos)
+            continue
+        if ord(ch) > 126 or (ord(ch) < 32):
+            raise LitmusError(path, line, col, "byte 0x%02x outside a comment (only ASCII is accepted)" % ord(ch))
+        if ch == '"':
+            end = text.find('"', pos + 1)
+            if end < 0 or "\n" in text[pos:end]:
+                raise LitmusError(path, line, col, "string is never closed on its line")
+            comments.append(text[pos + 1:end])  # herd7 doc strings
+            adv(end + 1 - pos)
+            continue
+        start_line, start_col = line, col
+        if ch.isalpha() or ch == "_":
+            k = pos
+            while k < n and (text[k].isalnum() or text[k] == "_") and ord(text[k]) < 127:
+                k += 1
+            tokens.append(Token("ident", text[pos:k], start_line, start_col))
+            adv(k - pos)
+            continue
+        if ch.isdigit():
+            k = pos
+            if text[pos:pos + 2] in ("0x", "0X"):
+                k += 2
+                while k < n and text[k] in "0123456789abcdefABCDEF":
+                    k += 1
+            while k < n and text[k].isdigit():
+                k += 1
+            if k < n and (text[k].isalpha() or text[k] == "_"):
+                raise LitmusError(path, line, col, "malformed number '%s'" % text[pos:k + 1])
+            tokens.append(Token("num", text[pos:k], start_line, start_col))
+            adv(k - pos)
+            continue
+        for p in PUNCT:
+            if text.startswith(p, pos):
+                if p == "{":
+                    depth += 1
+                elif p == "}":
+                    depth -= 1
+                    if depth < 0:
+                        raise LitmusError(path, line, col, "'}' without a matching '{'")
+                tokens.append(Token("punct", p, start_line, start_col))
+                adv(len(p))
+                break
+        else:
+            raise LitmusError(path, line, col, "unexpected character '%s'" % ch)
+    if depth > 0:
+        raise LitmusError(path, line, col, "end of file inside a '{' block (unbalanced braces)")
+    tokens.append(Token("eof", "", line, col))
+    return Lexed(name, name_pos, tokens, comments)

@@ -1,0 +1,507 @@
+# SPDX-License-Identifier: MIT
+"""Stage 2: tokens to the intermediate form (ir.Test), checked as it goes.
+
+    test      := "C" NAME init thread+ ["locations" "[" key {";" key} "]"]
+                 ["filter" cond] ("exists" | "~" "exists" | "forall") cond
+    init      := "{" {item ";"} "}"    item := [type] [N ":"] NAME ["=" value]
+    thread    := "P"N "(" param {"," param} ")" block
+    stmt      := block | "if" "(" expr ")" stmt ["else" stmt] | decl | expr ";" | ";"
+    expr      := C's precedence over || && | ^ & == != < <= > >= + - and the
+                 unary ! ~ - * (void) ; calls to the primitives in prims.py
+    cond      := herd7's: /\ \/ ~ ( ) true false, atoms N:REG=VALUE and LOC=VALUE
+
+Every error is one LitmusError at the offending token.
+"""
+
+import re
+
+from . import ir
+from .diag import LitmusError
+from .prims import PRIMS, KNOWN_UNSUPPORTED
+
+TYPE_WORDS = {"int", "intptr_t", "uintptr_t", "long", "unsigned", "signed", "char", "short", "bool",
+              "_Bool", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "volatile", "const",
+              "atomic_t", "atomic_long_t", "spinlock_t", "void"}
+KEYWORDS = TYPE_WORDS | {"if", "else", "exists", "forall", "filter", "locations", "true", "false", "return",
+                         "while", "for", "do", "goto", "switch"}
+BINARY = [["||"], ["&&"], ["|"], ["^"], ["&"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"]]
+
+
+def parse(path, lexed):
+    return Parser(path, lexed).test()
+
+
+class Parser:
+    def __init__(self, path, lexed):
+        self.path, self.toks, self.i = path, lexed.tokens, 0
+        self.t = ir.Test(path, lexed.name)
+        self.name_pos = lexed.name_pos
+        self._doc(lexed.comments)
+
+    # ---- tokens ---------------------------------------------------------------------------
+    def peek(self, k=0):
+        return self.toks[min(self.i + k, len(self.toks) - 1)]
+
+    def next(self):
+        tok = self.peek()
+        self.i += 1
+        return tok
+
+    def err(self, tok, msg):
+        raise LitmusError(self.path, tok.line, tok.col, msg)
+
+    def at(self, text, k=0):
+        tok = self.peek(k)
+        return tok.kind in ("punct", "ident") and tok.text == text
+
+    def expect(self, text, what=None):
+        tok = self.peek()
+        if not self.at(text):
+            self.err(tok, "expected '%s'%s, found %s" % (text, " " + what if what else "", describe(tok)))
+        return self.next()
+
+    def ident(self, what):
+        tok = self.peek()
+        if tok.kind != "ident":
+            self.err(tok, "expected %s, found %s" % (what, describe(tok)))
+        return self.next()
+
+    def number(self):
+        neg = False
+        if self.at("-"):
+            self.next()
+            neg = True
+        tok = self.peek()
+        if tok.kind != "num":
+            self.err(tok, "expected a number, found %s" % describe(tok))
+        self.next()
+        v = int(tok.text, 0)
+        return -v if neg else v
+
+    # ---- the comment lines mmtorture reads ------------------------------------------------
+    def _doc(self, comments):
+        text = "\n".join(comments)
+        m = re.search(r"Result:\s*(\w+)", text)
+        if m:
+            self.t.result = m.group(1)
+            if self.t.result not in ("Never", "Sometimes", "Always"):
+                raise LitmusError(self.path, self.name_pos[0], 1,
+                                  "Result: '%s' is not Never, Sometimes or Always" % self.t.result)
+        m = re.search(r"Expect:([^\n]*)", text)
+        if m:
+            for word in m.group(1).split():
+                arch, _, verdict = word.partition("=")
+                if verdict not in ("forbidden", "allowed"):
+                    raise LitmusError(self.path, self.name_pos[0], 1,
+                                      "Expect: '%s' is not ARCH=forbidden or ARCH=allowed" % word)
+                self.t.expect[arch] = verdict
+
+    # ---- the whole test -------------------------------------------------------------------
+    def test(self):
+        t = self.t
+        if self.at("{"):
+            self.init_block()
+        else:
+            self.err(self.peek(), "expected the initial state '{ ... }', found %s" % describe(self.peek()))
+        while self.peek().kind == "ident" and re.fullmatch(r"P\d+", self.peek().text):
+            self.thread()
+        if not t.threads:
+            self.err(self.peek(), "expected a thread 'P0(...)', found %s" % describe(self.peek()))
+        self.number_threads()
+        self.check_register_inits()
+        if self.at("locations"):
+            self.next()
+            self.expect("[")
+            while not self.at("]"):
+                key, _ = self.key()
+                t.key_index(key)
+                t.shown.append(key)
+                if not self.at("]"):
+                    self.expect(";", "between locations")
+            self.next()
+        if self.at("filter"):
+            self.next()
+            t.filter = self.cond()
+        tok = self.peek()
+        if self.at("exists"):
+            self.next()
+            t.quant = "exists"
+        elif self.at("~") and self.at("exists", 1):
+            self.next()
+            self.next()
+            t.quant = "~exists"
+        elif self.at("forall"):
+            self.next()
+            t.quant = "forall"
+        else:
+            self.err(tok, "expected the final condition 'exists (...)', '~exists' or 'forall', found %s"
+                     % describe(tok))
+        t.cond = self.cond()
+        if self.peek().kind != "eof":
+            self.err(self.peek(), "unexpected %s after the final condition" % describe(self.peek()))
+        self.limits()
+        return t
+
+    def limits(self):
+        t, lim = self.t, ir.LIMITS
+        tok = self.peek()
+        if len(t.threads) > lim["threads"]:
+            self.err(t.threads[lim["threads"]].pos_tok, "%d threads: the engine runs at most %d"
+                     % (len(t.threads), lim["threads"]))
+        if len(t.locs) > lim["locations"]:
+            name = list(t.locs)[lim["locations"]]
+            line, col = t.loc_pos[name]
+            raise LitmusError(self.path, line, col, "%d locations: the engine has room for %d"
+                              % (len(t.locs), lim["locations"]))
+        if len(t.keys) > lim["keys"]:
+            self.err(tok, "the final condition names %d registers and locations: at most %d"
+                     % (len(t.keys), lim["keys"]))
+        for th in t.threads:
+            n = sum(1 for k in t.keys if k[0] == "reg" and k[1] == th.pid)
+            if n > lim["stored_registers"]:
+                self.err(tok, "the final condition names %d registers of P%d: at most %d"
+                         % (n, th.pid, lim["stored_registers"]))
+
+    # ---- initial state --------------------------------------------------------------------
+    def add_loc(self, tok, name):
+        if name not in self.t.locs:
+            if name in KEYWORDS or name in PRIMS:
+                self.err(tok, "'%s' cannot name a location" % name)
+            self.t.locs[name] = 0
+            self.t.loc_pos[name] = (tok.line, tok.col)
+
+    def init_block(self):
+        self.expect("{")
+        self.reg_inits = []
+        while not self.at("}"):
+            if self.at(";"):
+                self.next()
+                continue
+            self.skip_type()
+            while self.at("*"):
+                self.next()
+            if self.peek().kind == "num" and self.at(":", 1):
+                tid = int(self.next().text)
+                self.next()
+                tok = self.ident("a register name")
+                self.expect("=", "(a register's initial value)")
+                self.reg_inits.append((tid, tok, self.init_value()))
+            else:
+                tok = self.ident("a location name")
+                self.add_loc(tok, tok.text)
+                if self.at("="):
+                    self.next()
+                    self.t.locs[tok.text] = self.init_value()
+            if not self.at("}"):
+                self.expect(";", "after an initial value")
+        self.next()
+
+    def init_value(self):
+        if self.at("&"):
+            self.next()
+        if self.at("ATOMIC_INIT"):
+            self.next()
+            self.expect("(")
+            v = self.number()
+            self.expect(")")
+            return v
+        tok = self.peek()
+        if tok.kind == "ident":
+            self.next()
+            self.add_loc(tok, tok.text)
+            return ("addr", tok.text)
+        return self.number()
+
+    def skip_type(self):
+        seen = False
+        while self.peek().kind == "ident" and self.peek().text in TYPE_WORDS:
+            self.next()
+            seen = True
+        return seen
+
+    # ---- threads --------------------------------------------------------------------------
+    def thread(self):
+        tok = self.next()
+        th = ir.Thread(int(tok.text[1:]), (tok.line, tok.col))
+        th.pos_tok = tok
+        for tid, rtok, v in self.reg_inits:
+            if tid == th.pid:
+                th.regs[rtok.text] = v
+        if any(o.pid == th.pid for o in self.t.threads):
+            self.err(tok, "thread %s is defined twice" % tok.text)
+        self.expect("(", "after the thread name")
+        while not self.at(")"):
+            if not self.skip_type():
+                self.err(self.peek(), "parameter: expected a type such as 'int *', found %s" % describe(self.peek()))
+            stars = 0
+            while self.at("*"):
+                self.next()
+                stars += 1
+            name = self.ident("a parameter name")
+            if stars == 0:
+                self.err(name, "parameter '%s' must be a pointer to a shared location ('int *%s')"
+                         % (name.text, name.text))
+            if name.text in th.params:
+                self.err(name, "parameter '%s' is given twice" % name.text)
+            self.add_loc(name, name.text)
+            th.params.append(name.text)
+            if not self.at(")"):
+                self.expect(",", "between parameters")
+        self.next()
+        self.th = th
+        self.locks = {}
+        self.rcu_depth = 0
+        th.body = self.block()
+        for lock, (n, tok) in self.locks.items():
+            if n:
+                self.err(tok, "P%d ends holding spinlock '%s': every spin_lock needs its spin_unlock "
+                         "(the body runs once per iteration and a waiter would spin forever)" % (th.pid, lock))
+        self.t.threads.append(th)
+
+    def number_threads(self):
+        self.t.threads.sort(key=lambda th: th.pid)
+        for k, th in enumerate(self.t.threads):
+            if th.pid != k:
+                self.err(th.pos_tok, "threads must be P0, P1, ... without gaps: P%d is missing" % k)
+
+    def check_register_inits(self):
+        for tid, tok, v in self.reg_inits:
+            if tid >= len(self.t.threads):
+                self.err(tok, "register initial value %d:%s: there is no thread P%d" % (tid, tok.text, tid))
+
+    def block(self):
+        self.expect("{")
+        out = []
+        while not self.at("}"):
+            if self.peek().kind == "eof":
+                self.err(self.peek(), "end of file inside a thread body")
+            out.extend(self.stmt())
+        self.next()
+        return out
+
+    def stmt(self):
+        tok = self.peek()
+        if self.at("{"):
+            return self.block()
+        if self.at(";"):
+            self.next()
+            return []
+        if self.at("if"):
+            self.next()
+            self.expect("(", "after 'if'")
+            c = self.expr()
+            self.expect(")", "closing the 'if' condition")
+            then = self.stmt()
+            orelse = []
+            if self.at("else"):
+                self.next()
+                orelse = self.stmt()
+            return [ir.If((tok.line, tok.col), cond=c, then=then, orelse=orelse)]
+        if tok.kind == "ident" and tok.text in ("while", "for", "do", "goto", "switch", "return"):
+            self.err(tok, "'%s' is not supported in a litmus thread (straight-line code and 'if' only)" % tok.text)
+        if tok.kind == "ident" and tok.text in TYPE_WORDS and not self.at("(", 1):
+            return self.decl()
+        e = self.expr()
+        if self.at("="):
+            eq = self.next()
+            v = self.expr()
+            self.expect(";", "after the assignment")
+            if isinstance(e, ir.Reg):
+                return [ir.Assign((tok.line, tok.col), reg=e.name, value=v)]
+            if isinstance(e, ir.Deref):
+                return [ir.Store((tok.line, tok.col), ptr=e.ptr, value=v)]
+            self.err(eq, "the left side of '=' must be a register or '*LOCATION'")
+        self.expect(";", "after the statement")
+        if not isinstance(e, ir.Call):
+            self.err(tok, "this statement has no effect (expected a call, an assignment or a declaration)")
+        return [ir.Do((tok.line, tok.col), expr=e)]
+
+    def decl(self):
+        self.skip_type()
+        out = []
+        while True:
+            while self.at("*"):
+                self.next()
+            name = self.ident("a register name")
+            if name.text in KEYWORDS or name.text in PRIMS:
+                self.err(name, "'%s' cannot name a register" % name.text)
+            if name.text in self.th.params:
+                self.err(name, "register '%s' has the name of a parameter of P%d" % (name.text, self.th.pid))
+            if name.text not in self.th.regs:
+                self.th.regs[name.text] = None
+            if self.at("="):
+                self.next()
+                v = self.expr()
+                out.append(ir.Assign((name.line, name.col), reg=name.text, value=v))
+            if self.at(","):
+                self.next()
+                continue
+            self.expect(";", "after the declaration")
+            return out
+
+    # ---- expressions ----------------------------------------------------------------------
+    def expr(self, level=0):
+        if level == len(BINARY):
+            return self.unary()
+        a = self.expr(level + 1)
+        while self.peek().kind == "punct" and self.peek().text in BINARY[level]:
+            op = self.next()
+            b = self.expr(level + 1)
+            a = ir.Bin((op.line, op.col), op=op.text, a=a, b=b)
+        return a
+
+    def unary(self):
+        tok = self.peek()
+        pos = (tok.line, tok.col)
+        if self.at("*"):
+            self.next()
+            return ir.Deref(pos, ptr=self.unary())
+        if tok.kind == "punct" and tok.text in ("!", "~", "-"):
+            self.next()
+            return ir.Un(pos, op=tok.text, a=self.unary())
+        if self.at("&"):
+            self.err(tok, "'&' (address of) is not supported in a thread body; a parameter is already an address")
+        if self.at("(") and self.peek(1).kind == "ident" and self.peek(1).text in TYPE_WORDS:
+            self.next()
+            self.skip_type()
+            while self.at("*"):
+                self.next()
+            self.expect(")", "closing the cast")
+            return self.unary()
+        return self.primary()
+
+    def primary(self):
+        tok = self.peek()
+        pos = (tok.line, tok.col)
+        if tok.kind == "num":
+            self.next()
+            return ir.Num(pos, value=int(tok.text, 0))
+        if self.at("("):
+            self.next()
+            e = self.expr()
+            self.expect(")", "closing '('")
+            return e
+        if tok.kind != "ident":
+            self.err(tok, "expected an expression, found %s" % describe(tok))
+        self.next()
+        if self.at("("):
+            return self.call(tok)
+        if tok.text in self.th.regs:
+            return ir.Reg(pos, name=tok.text)
+        if tok.text in self.th.params:
+            return ir.Loc(pos, name=tok.text)
+        self.err(tok, "'%s' is neither a register of P%d nor one of its parameters" % (tok.text, self.th.pid))
+
+    def call(self, tok):
+        name = tok.text
+        pos = (tok.line, tok.col)
+        if name not in PRIMS:
+            why = KNOWN_UNSUPPORTED.get(name)
+            self.err(tok, "%s() is not supported%s" % (name, ": " + why if why else
+                                                       " (see scenarios/litmus/frontend/prims.py for the list)"))
+        prim = PRIMS[name]
+        self.expect("(")
+        args = []
+        while not self.at(")"):
+            args.append(self.expr())
+            if not self.at(")"):
+                self.expect(",", "between arguments")
+        self.next()
+        if len(args) != len(prim.args):
+            self.err(tok, "%s() takes %d argument%s, given %d" % (name, len(prim.args),
+                                                                  "" if len(prim.args) == 1 else "s", len(args)))
+        for kind, a in zip(prim.args, args):
+            if kind == "l" and not isinstance(a, ir.Deref):
+                line, col = a.pos
+                raise LitmusError(self.path, line, col, "%s(): expected '*LOCATION' as its first argument" % name)
+        self.t.prims.add(name)
+        if name in ("spin_lock", "spin_trylock", "spin_unlock"):
+            key = render_key(args[0])
+            n, _ = self.locks.get(key, (0, tok))
+            self.locks[key] = (n + (-1 if name == "spin_unlock" else 1), tok)
+        if name == "rcu_read_lock":
+            self.rcu_depth += 1
+        elif name == "rcu_read_unlock":
+            self.rcu_depth -= 1
+        elif name == "synchronize_rcu" and self.rcu_depth > 0:
+            self.err(tok, "synchronize_rcu() inside an RCU read-side critical section would wait for itself")
+        return ir.Call(pos, prim=prim, args=args)
+
+    # ---- final conditions -----------------------------------------------------------------
+    def cond(self, level=0):
+        if level == 0:
+            a = self.cond(1)
+            while self.at("\\/") or self.at("||"):
+                op = self.next()
+                a = ir.COr((op.line, op.col), a=a, b=self.cond(1))
+            return a
+        if level == 1:
+            a = self.cond(2)
+            while self.at("/\\") or self.at("&&"):
+                op = self.next()
+                a = ir.CAnd((op.line, op.col), a=a, b=self.cond(2))
+            return a
+        tok = self.peek()
+        pos = (tok.line, tok.col)
+        if self.at("~") or self.at("not") or self.at("!"):
+            self.next()
+            return ir.CNot(pos, a=self.cond(2))
+        if self.at("("):
+            self.next()
+            c = self.cond()
+            self.expect(")", "closing '(' in the condition")
+            return c
+        if self.at("true") or self.at("false"):
+            self.next()
+            return ir.CConst(pos, value=tok.text == "true")
+        key, ktok = self.key()
+        if self.at("=") or self.at("=="):
+            negate = False
+        elif self.at("!="):
+            negate = True
+        else:
+            self.err(self.peek(), "expected '=' after '%s' in the condition, found %s" % (ktok, describe(self.peek())))
+        self.next()
+        vtok = self.peek()
+        if vtok.kind == "ident":
+            self.next()
+            if vtok.text not in self.t.locs:
+                self.err(vtok, "condition: '%s' is not a location (a value is a number or a location's address)"
+                         % vtok.text)
+            value = ("addr", vtok.text)
+        else:
+            value = self.number()
+        self.t.key_index(key)
+        return ir.CEq(pos, key=key, value=value, negate=negate)
+
+    def key(self):
+        tok = self.peek()
+        if tok.kind == "num" and self.at(":", 1):
+            tid = int(self.next().text)
+            self.next()
+            reg = self.ident("a register name after '%d:'" % tid)
+            if tid >= len(self.t.threads):
+                self.err(tok, "condition: there is no thread P%d" % tid)
+            if reg.text not in self.t.threads[tid].regs:
+                self.err(reg, "condition: '%s' is not a register of P%d" % (reg.text, tid))
+            return ("reg", tid, reg.text), "%d:%s" % (tid, reg.text)
+        if tok.kind == "ident":
+            self.next()
+            if tok.text not in self.t.locs:
+                self.err(tok, "condition: '%s' is not a location of this test" % tok.text)
+            return ("loc", tok.text), tok.text
+        self.err(tok, "expected 'N:REGISTER' or a location in the condition, found %s" % describe(tok))
+
+
+def render_key(e):
+    if isinstance(e, ir.Loc):
+        return e.name
+    if isinstance(e, ir.Reg):
+        return e.name
+    return repr(e)
+
+
+def describe(tok):
+    if tok.kind == "eof":
+        return "the end of the file"
+    return "'%s'" % tok.text

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: MIT
+"""The kernel primitives a litmus thread may call: one row each.
+
+args: one letter per argument: l an lvalue "*p" (the primitive gets p),
+p a pointer, v a value.  c: the C the generators emit, over the set P,
+with {0}, {1}, ... the arguments rendered (pointers as uint64_t *).
+The bindings themselves, per primitive set, are the LK_* macros in
+scenarios/litmus-prims.h.  unsupported: set -> why that set cannot run it
+(the variant is then not built, and --list / --test say why).
+"""
+
+SETS = ["kernel", "kernel-mfence", "urcu", "c11"]
+SET_C = {"kernel": "LK_KERNEL", "kernel-mfence": "LK_KERNEL_MFENCE", "urcu": "LK_URCU", "c11": "LK_C11"}
+SET_DESC = {
+    "kernel": "hand-rolled kernel-style",
+    "kernel-mfence": "hand-rolled, smp_mb() as the fence instruction,",
+    "urcu": "liburcu",
+    "c11": "C11",
+}
+
+
+class Prim:
+    def __init__(self, name, args, returns, c, needs=(), unsupported=None):
+        self.name, self.args, self.returns, self.c = name, args, returns, c
+        self.needs = set(needs)			# "rcu": threads register with RCU
+        self.unsupported = unsupported or {}
+
+
+def _table():
+    t = {}
+
+    def add(name, args, returns, c, **kw):
+        t[name] = Prim(name, args, returns, c, **kw)
+
+    add("READ_ONCE", "l", True, "LK_READ_ONCE(P, {0})")
+    add("WRITE_ONCE", "lv", False, "LK_WRITE_ONCE(P, {0}, {1})")
+    add("smp_load_acquire", "p", True, "LK_LOAD_ACQUIRE(P, {0})")
+    add("smp_store_release", "pv", False, "LK_STORE_RELEASE(P, {0}, {1})")
+    add("rcu_dereference", "l", True, "LK_RCU_DEREF(P, {0})")
+    add("rcu_assign_pointer", "lv", False, "LK_RCU_ASSIGN(P, {0}, {1})")
+    for f in ("smp_mb", "smp_rmb", "smp_wmb"):
+        add(f, "", False, "LK_%s(P)" % f[4:].upper())
+    add("barrier", "", False, "barrier()")
+    add("smp_mb__before_atomic", "", False, "LK_MB_BEFORE_ATOMIC(P)")
+    add("smp_mb__after_atomic", "", False, "LK_MB_AFTER_ATOMIC(P)")
+    add("smp_mb__after_spinlock", "", False, "LK_MB_AFTER_SPINLOCK(P)")
+    add("spin_lock", "p", False, "LK_SPIN_LOCK(P, {0})")
+    add("spin_unlock", "p", False, "LK_SPIN_UNLOCK(P, {0})")
+    add("spin_trylock", "p", True, "LK_SPIN_TRYLOCK(P, {0})")
+    add("spin_is_locked", "p", True, "LK_SPIN_IS_LOCKED(P, {0})")
+    add("rcu_read_lock", "", False, "LK_RCU_READ_LOCK(P)", needs=["rcu"])
+    add("rcu_read_unlock", "", False, "LK_RCU_READ_UNLOCK(P)", needs=["rcu"])
+    add("synchronize_rcu", "", False, "LK_SYNCHRONIZE_RCU(P)", needs=["rcu"])
+    add("atomic_read", "p", True, "LK_READ_ONCE(P, {0})")
+    add("atomic_read_acquire", "p", True, "LK_LOAD_ACQUIRE(P, {0})")
+    add("atomic_set", "pv", False, "LK_WRITE_ONCE(P, {0}, {1})")
+    add("atomic_set_release", "pv", False, "LK_STORE_RELEASE(P, {0}, {1})")
+    add("atomic_add_unless", "pvv", True, "LK_ADD_UNLESS(P, {0}, {1}, {2})")
+    add("atomic_inc_not_zero", "p", True, "LK_ADD_UNLESS(P, {0}, 1, 0)")
+
+    # Ordering suffixes: "" is fully ordered for value-returning RMWs; an
+    # RMW that returns nothing (atomic_inc) is unordered in the LKMM.
+    orders = {"": "LK_O_FULL", "_relaxed": "LK_O_RELAXED", "_acquire": "LK_O_ACQUIRE", "_release": "LK_O_RELEASE"}
+    ops = {"add": ("v", "{1}"), "sub": ("v", "-({1})"), "inc": ("", "1"), "dec": ("", "-1")}
+    for op, (extra, delta) in ops.items():
+        d = delta.replace("{1}", "{1}")
+        add("atomic_%s" % op, "p" + extra, False, "(void)LK_RMW_ADD(P, LK_O_NONE, {0}, %s)" % d)
+        for sfx, o in orders.items():
+            add("atomic_%s_return%s" % (op, sfx), "p" + extra, True,
+                "(LK_RMW_ADD(P, %s, {0}, %s) + (%s))" % (o, d, d))
+            add("atomic_fetch_%s%s" % (op, sfx), "p" + extra, True, "LK_RMW_ADD(P, %s, {0}, %s)" % (o, d))
+    for sfx, o in orders.items():
+        for pre in ("", "atomic_"):
+            add("%sxchg%s" % (pre, sfx), "pv", True, "LK_RMW_XCHG(P, %s, {0}, {1})" % o)
+            add("%scmpxchg%s" % (pre, sfx), "pvv", True, "LK_RMW_CMPXCHG(P, %s, {0}, {1}, {2})" % o)
+    return t
+
+
+PRIMS = _table()
+
+# Named so that a test using them is rejected with a reason, not "unknown".
+KNOWN_UNSUPPORTED = {
+    "srcu_read_lock": "SRCU is not bound in any primitive set yet",
+    "srcu_read_unlock": "SRCU is not bound in any primitive set yet",
+    "synchronize_srcu": "SRCU is not bound in any primitive set yet",
+    "srcu_down_read": "SRCU is not bound in any primitive set yet",
+    "srcu_up_read": "SRCU is not bound in any primitive set yet",
+    "call_rcu": "call_rcu needs a callback, which a litmus thread cannot express here",
+    "spin_lock_irqsave": "interrupt-disabling locks have no user-space meaning",
+}
