@@ -60,15 +60,15 @@ def _table():
 
     # Ordering suffixes: "" is fully ordered for value-returning RMWs; an
     # RMW that returns nothing (atomic_inc) is unordered in the LKMM.
+    # The kernel's argument orders: atomic_add(i, v) but atomic_inc(v).
     orders = {"": "LK_O_FULL", "_relaxed": "LK_O_RELAXED", "_acquire": "LK_O_ACQUIRE", "_release": "LK_O_RELEASE"}
-    ops = {"add": ("v", "{1}"), "sub": ("v", "-({1})"), "inc": ("", "1"), "dec": ("", "-1")}
-    for op, (extra, delta) in ops.items():
-        d = delta.replace("{1}", "{1}")
-        add("atomic_%s" % op, "p" + extra, False, "(void)LK_RMW_ADD(P, LK_O_NONE, {0}, %s)" % d)
+    ops = {"add": ("vp", "{1}", "{0}"), "sub": ("vp", "{1}", "-{0}"), "inc": ("p", "{0}", "1"), "dec": ("p", "{0}", "-1")}
+    for op, (args, ptr, delta) in ops.items():
+        add("atomic_%s" % op, args, False, "(void)LK_RMW_ADD(P, LK_O_NONE, %s, %s)" % (ptr, delta))
         for sfx, o in orders.items():
-            add("atomic_%s_return%s" % (op, sfx), "p" + extra, True,
-                "(LK_RMW_ADD(P, %s, {0}, %s) + (%s))" % (o, d, d))
-            add("atomic_fetch_%s%s" % (op, sfx), "p" + extra, True, "LK_RMW_ADD(P, %s, {0}, %s)" % (o, d))
+            add("atomic_%s_return%s" % (op, sfx), args, True,
+                "(LK_RMW_ADD(P, %s, %s, %s) + (%s))" % (o, ptr, delta, delta))
+            add("atomic_fetch_%s%s" % (op, sfx), args, True, "LK_RMW_ADD(P, %s, %s, %s)" % (o, ptr, delta))
     for sfx, o in orders.items():
         for pre in ("", "atomic_"):
             add("%sxchg%s" % (pre, sfx), "pv", True, "LK_RMW_XCHG(P, %s, {0}, {1})" % o)
