@@ -178,23 +178,29 @@ class Parser:
                 self.next()
                 continue
             self.skip_type()
-            while self.at("*"):
+            self.init_item()
+            while self.at(","):	# int x = 1, *p = &x;
                 self.next()
-            if self.peek().kind == "num" and self.at(":", 1):
-                tid = int(self.next().text)
-                self.next()
-                tok = self.ident("a register name")
-                self.expect("=", "(a register's initial value)")
-                self.reg_inits.append((tid, tok, self.init_value()))
-            else:
-                tok = self.ident("a location name")
-                self.add_loc(tok, tok.text)
-                if self.at("="):
-                    self.next()
-                    self.t.locs[tok.text] = self.init_value()
+                self.init_item()
             if not self.at("}"):
                 self.expect(";", "after an initial value")
         self.next()
+
+    def init_item(self):
+        while self.at("*"):
+            self.next()
+        if self.peek().kind == "num" and self.at(":", 1):
+            tid = int(self.next().text)
+            self.next()
+            tok = self.ident("a register name")
+            self.expect("=", "(a register's initial value)")
+            self.reg_inits.append((tid, tok, self.init_value()))
+            return
+        tok = self.ident("a location name")
+        self.add_loc(tok, tok.text)
+        if self.at("="):
+            self.next()
+            self.t.locs[tok.text] = self.init_value()
 
     def init_value(self):
         if self.at("&"):

@@ -1,0 +1,170 @@
+#!/bin/sh
+# Malformed input never gives wrong C.  Broken variants of shipped tests
+# (truncations, unbalanced braces, unknown registers, two-line exists, CRLF,
+# quotes and backslashes in names, 9+ registers, non-ASCII bytes, an empty
+# file, ...) each either get one line FILE:LINE:COL: REASON from the front
+# end (exit 1 under --strict, nothing written), or compile, build and run
+# with the same outcomes as the test written cleanly.  Then the per-build
+# limit: 300 tests in one directory are refused in one line.
+. "${MMT_SRCDIR:-.}/tests/lib.sh"
+
+gen="$MMT_SRCDIR/scenarios/litmus/litmus2c"
+py=${MMT_PYTHON3:-python3}
+builddir=$(dirname "$MMT_BIN")
+lit="$MMT_SRCDIR/scenarios/litmus"
+mkdir -p "$scratch/v" "$scratch/alt"
+
+# The variants: NAME KIND (E: must be rejected, A: must run as CLEAN) CLEAN, in a manifest.
+python3 - "$lit" "$scratch/v" >"$scratch/manifest" <<'EOF'
+import os, sys
+lit, out = sys.argv[1], sys.argv[2]
+def read(name):
+    return open(os.path.join(lit, name + ".litmus"), "rb").read()
+SB, AV, SY, IL = read("SB"), read("Atomic-values"), read("Syntax"), read("IsLocked")
+def rename(data, new):
+    first, rest = data.split(b"\n", 1)
+    return b"C " + new + b"\n" + rest
+REGS = b"""C Regs
+(* Result: Never *)
+{}
+P0(int *x)
+{
+	int r0, r1;
+
+	WRITE_ONCE(*x, 3);
+	r0 = READ_ONCE(*x);
+	r1 = r0 + 1;
+}
+
+exists (0:r0!=3 \\/ 0:r1!=4)
+"""
+many = b"".join(b"\tint r%d = r0 + %d;\n" % (k, k) for k in range(2, 12))
+REGS10 = REGS.replace(b"\tr1 = r0 + 1;\n", b"\tr1 = r0 + 1;\n" + many + b"\tr1 = r11 - 10;\n")
+variants = [
+    # rejected, with the line
+    ("empty", "E", b""),
+    ("blank", "E", b"\n  \n\t\n"),
+    ("name-only", "E", b"C Lonely\n"),
+    ("truncated-thread", "E", SB[:SB.index(b"r0 = READ_ONCE(*y)")]),
+    ("truncated-exists", "E", SB.rstrip()[:-1]),
+    ("truncated-mid-token", "E", SB[:SB.index(b"WRITE_ONCE") + 5]),
+    ("unbalanced-open", "E", SB.replace(b"}\n\nP1", b"\nP1", 1)),
+    ("unbalanced-close", "E", SB.replace(b"{}\n", b"{}}\n", 1)),
+    ("unknown-register-exists", "E", SB.replace(b"1:r0=0", b"1:r9=0")),
+    ("unknown-register-body", "E", SB.replace(b"\tint r0;\n", b"", 1)),
+    ("unknown-thread-exists", "E", SB.replace(b"1:r0=0", b"7:r0=0")),
+    ("unknown-location-exists", "E", SB.replace(b"(0:r0=0", b"(q=1 /\\ 0:r0=0")),
+    ("unknown-location-body", "E", SB.replace(b"READ_ONCE(*y)", b"READ_ONCE(*w)", 1)),
+    ("name-with-slash-star", "E", rename(SB, b"SB*/bad")),
+    ("name-with-comma", "E", rename(SB, b"SB,bad")),
+    ("latin1-in-body", "E", SB.replace(b"int r0;", b"int r\xe9;", 1)),
+    ("latin1-in-name", "E", rename(SB, b"SB\xe9")),
+    ("nine-keys", "E", AV.replace(b"0:r7=11)", b"0:r7=11 /\\ v=11)")),
+    ("nine-threads", "E", SB.replace(b"exists", b"".join(b"P%d(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n\n" % k for k in range(2, 9)) + b"exists")),
+    ("nine-locations", "E", SB.replace(b"P0(int *x, int *y)", b"P0(int *x, int *y, int *a, int *b, int *c, int *d, int *e, int *f, int *g)")),
+    ("thread-twice", "E", SB.replace(b"P1(", b"P0(")),
+    ("thread-gap", "E", SB.replace(b"P1(", b"P2(").replace(b"1:r0", b"2:r0")),
+    ("bad-if", "E", SY.replace(b"if (((r0 == 3)", b"if (((r0 == )", 1)),
+    ("unknown-function", "E", SB.replace(b"WRITE_ONCE(*x, 1)", b"frob(x)", 1)),
+    ("bad-result", "E", SB.replace(b"Result: Sometimes", b"Result: Maybe")),
+    ("no-exists", "E", SB[:SB.index(b"exists")]),
+    ("garbage-after-exists", "E", SB + b"junk\n"),
+    ("unclosed-comment", "E", SB.replace(b"*)\n", b"\n", 1)),
+    ("malformed-number", "E", SB.replace(b"0:r0=0", b"0:r0=0x1g")),
+    ("register-init-no-thread", "E", SB.replace(b"{}\n", b"{ 5:r0=1; }\n", 1)),
+    ("lock-not-released", "E", IL.replace(b"\tspin_unlock(s);\n", b"")),
+    ("loop", "E", SB.replace(b"WRITE_ONCE(*x, 1);", b"while (1) WRITE_ONCE(*x, 1);", 1)),
+    ("address-value-reserved", "E", SB.replace(b"0:r0=0", b"0:r0=-1000")),
+    # accepted: must behave as the clean test
+    ("two-line-exists", "A", AV.replace(b"exists ~(", b"exists\n~(").replace(b" /\\ 0:r3", b"\n /\\ 0:r3")),
+    ("exists-next-line-comment", "A", IL.replace(b"exists (0:r0=0 \\/ 0:r1=1)", b"exists\n(0:r0=0 \\/\n 0:r1=1) (* bad outcome *)")),
+    ("crlf", "A", AV.replace(b"\n", b"\r\n")),
+    ("crlf-syntax", "A", SY.replace(b"\n", b"\r\n")),
+    ("name-with-quote", "A", rename(AV, b'Atomic"values')),
+    ("name-with-backslash", "A", rename(IL, b"Is\\Locked\\")),
+    ("name-with-star-paren", "A", rename(IL, b"Is*)Locked(*")),
+    ("latin1-in-comment", "A", AV.replace(b"one thread", b"one thr\xe9ad")),
+    ("ten-registers", "A", REGS10),
+    ("threads-reordered", "A", SY[:SY.index(b"P1(")] + SY[SY.index(b"P0("):SY.index(b"\nlocations [")]
+                                + SY[SY.index(b"P1("):SY.index(b"P0(")] + SY[SY.index(b"\nlocations ["):]),
+    ("pointer-init", "A", AV.replace(b"{}\n", b"{\n\tint *p = &v; int q = 2, *s = &q;\n}\n", 1)),
+    ("decl-with-call", "A", AV.replace(b"\tr7 = atomic_read(v);\n", b"\tint r8 = atomic_read(v);\n\tr7 = r8;\n")),
+    ("no-comments-one-line", "A", b"C IsLocked\n(* Result: Never *) {} P0(spinlock_t *s) { int r0; int r1; spin_lock(s); r0 = spin_is_locked(s); spin_unlock(s); r1 = spin_is_locked(s); } exists (0:r0=0 \\/ 0:r1=1)"),
+]
+clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLocked", "crlf": "Atomic-values",
+         "crlf-syntax": "Syntax", "name-with-quote": "Atomic-values", "name-with-backslash": "IsLocked",
+         "name-with-star-paren": "IsLocked", "latin1-in-comment": "Atomic-values", "ten-registers": "Regs",
+         "threads-reordered": "Syntax", "pointer-init": "Atomic-values", "decl-with-call": "Atomic-values",
+         "no-comments-one-line": "IsLocked"}
+for name, kind, data in variants:
+    if kind == "A" and not data.startswith(b'C Atomic"') and b"C Is\\" not in data[:10] and b"C Is*)" not in data[:10]:
+        first = data.split(b"\n", 1)[0].rstrip(b"\r")
+        data = data.replace(first, first + b"-" + name.encode(), 1)	# one build holds them all
+    open(os.path.join(out, name + ".litmus"), "wb").write(data)
+    print(name, kind, clean.get(name, "-"))
+open(os.path.join(out, "..", "alt", "Regs.litmus"), "wb").write(REGS)
+EOF
+n=$(wc -l <"$scratch/manifest")
+[ "$n" -ge 30 ]
+ok $? "$n malformed variants generated"
+
+while read -r name kind clean; do
+	f="$scratch/v/$name.litmus"
+	"$py" "$gen" --strict -o "$scratch/one.h" "$f" >/dev/null 2>"$scratch/one.err"
+	grc=$?
+	lines=$(wc -l <"$scratch/one.err")
+	if [ "$kind" = E ]; then
+		[ "$grc" -eq 1 ] && [ "$lines" -eq 1 ] && grep -Eq "^$name\\.litmus:[0-9]+:[0-9]+: [^ ]" "$scratch/one.err" &&
+			[ ! -e "$scratch/one.h" ]
+		ok $? "$name: rejected in one line, nothing written ($(cat "$scratch/one.err"))"
+	else
+		[ "$grc" -eq 0 ] && [ "$lines" -eq 0 ]
+		ok $? "$name: accepted ($(head -c 200 "$scratch/one.err"))"
+		cp "$f" "$scratch/alt/"
+	fi
+	rm -f "$scratch/one.h"
+done <"$scratch/manifest"
+
+# Accepted variants: one more build, each run beside its clean test.
+make -s -C "$builddir" litmus-alt LITMUS_ALT="$scratch/alt" >"$scratch/make.out" 2>&1
+ok $? "the accepted variants build together ($(tail -n 1 "$scratch/make.out"))"
+outcomes() {  # outcomes FILE: the run's sorted outcome set, with whether each is a witness
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+print(r["status"], sorted((h["outcome"], h["exists"]) for h in r["metrics"]["histogram"]))' "$1"
+}
+while read -r name kind clean; do
+	[ "$kind" = A ] || continue
+	test=$(head -n 1 "$scratch/alt/$name.litmus" | tr -d '\r' | sed 's/^C //')
+	timeout -k 10 120 "$scratch/alt/mmtorture" litmus --test "$test" --primitives kernel --sync 0 \
+		--duration 50ms --output "$scratch/a.json" >/dev/null 2>"$scratch/a.err"
+	arc=$?
+	if [ "$clean" = Regs ]; then
+		timeout -k 10 120 "$scratch/alt/mmtorture" litmus --test Regs --primitives kernel --sync 0 \
+			--duration 50ms --output "$scratch/c.json" >/dev/null 2>&1
+	else
+		run litmus --test "$clean" --primitives kernel --sync 0 --duration 50ms --output "$scratch/c.json"
+	fi
+	a=$(outcomes "$scratch/a.json") c=$(outcomes "$scratch/c.json")
+	[ "$arc" -eq 0 ] && [ "$a" = "$c" ]
+	ok $? "$name: runs as $clean does ($a)"
+done <"$scratch/manifest"
+
+# Tests per build: 256 fit, 300 are refused in one line, and nothing is written.
+mkdir -p "$scratch/many"
+i=0
+while [ $i -lt 300 ]; do
+	sed "1s/.*/C SB-$i/" "$lit/SB.litmus" >"$scratch/many/SB-$i.litmus"
+	i=$((i + 1))
+done
+"$py" "$gen" -o "$scratch/many.h" "$scratch/many" 2>"$scratch/many.err"
+mrc=$?
+[ "$mrc" -eq 1 ] && [ "$(wc -l <"$scratch/many.err")" -eq 1 ] && grep -q 'at most 256' "$scratch/many.err" &&
+	[ ! -e "$scratch/many.h" ]
+ok $? "300 tests in one directory: refused, one line ($(cat "$scratch/many.err"))"
+rm "$scratch"/many/SB-2[5-9]?.litmus
+"$py" "$gen" -o "$scratch/many.h" "$scratch/many" 2>"$scratch/many.err" &&
+	[ "$(grep -c '^	LK_T[0-9]*_DESC' "$scratch/many.h")" -eq 250 ] && grep -q 'lk_variant_test\[\] = {.* 249, 249 };' "$scratch/many.h"
+ok $? "250 tests: every one its own index, none wrapped"
+
+done_testing
