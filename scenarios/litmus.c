@@ -520,7 +520,7 @@ static void litmus_verify(struct mmt_run *run)
 		 (unsigned long long)pos, (unsigned long long)(iters - pos));
 	json_object_set_new(run->metrics, "test", json_string(t->name));
 	json_object_set_new(run->metrics, "file", json_string(t->file));
-	json_object_set_new(run->metrics, "lkmm_result", t->result[0] ? json_string(t->result) : json_null());
+	json_object_set_new(run->metrics, "lkmm_result", t->result ? json_string(t->result) : json_null());
 	json_object_set_new(run->metrics, "primitives", json_string(strchr(run->variant->name, '/') + 1));
 	json_object_set_new(run->metrics, "sync", json_string(p->sync_opt == LK_SYNC_ROTATE ? "all" : sync_names[p->sync_opt]));
 	json_object_set_new(run->metrics, "stride_lines", json_integer((json_int_t)run->opt[OPT_STRIDE]));

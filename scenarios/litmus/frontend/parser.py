@@ -220,8 +220,9 @@ class Parser:
 
     def skip_type(self):
         seen = False
-        while self.peek().kind == "ident" and self.peek().text in TYPE_WORDS:
-            self.next()
+        while self.peek().kind == "ident" and self.peek().text in TYPE_WORDS | {"struct"}:
+            if self.next().text == "struct":
+                self.ident("a struct name")
             seen = True
         return seen
 
