@@ -307,10 +307,9 @@ static void barrier_wait(struct lk_ctx *c)
 	}
 }
 
-static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to)
+static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to, int sync)
 {
 	const struct lk_test *t = p->test;
-	int sync = p->ctx.sync;
 
 	for (uint64_t i = from; i < to; i++) {
 		int64_t key[LK_MAXK];
@@ -396,19 +395,23 @@ static void litmus_worker(struct mmt_worker *w)
 	if (t->uses_rcu && p->prim == LK_URCU)
 		urcu_memb_register_thread();
 	for (;;) {
-		uint64_t from, to;
+		uint64_t from, to, gen;
+		int sync;
 
 		if (me == 0) {
 			/* at least one batch, however short the run or loaded the machine */
 			c->go_on = !batches || (!mmt_should_stop() && !(w->run->iterations && p->done >= w->run->iterations));
 			c->first_done = batches > 0;
-			c->ran = c->batch;
 			c->sync = p->sync_opt == LK_SYNC_ROTATE ? (int)(batches % LK_NR_SYNC) : p->sync_opt;
 			c->gen = batches * c->batch;
 		}
 		barrier_wait(c);
 		if (!READ_ONCE(c->go_on))
 			break;
+		/* P0 sets the next batch's mode while the others may still be
+		 * counting this one: each keeps its own copy. */
+		sync = c->sync;
+		gen = c->gen;
 		/* Fresh locations for every iteration, reset in parallel. */
 		from = c->batch * me / n;
 		to = c->batch * (me + 1) / n;
@@ -420,18 +423,20 @@ static void litmus_worker(struct mmt_worker *w)
 					? (uint64_t)(uintptr_t)(c->mem + i * c->iter_bytes + (size_t)t->init_addr[v] * c->var_bytes)
 					: (uint64_t)t->init[v];
 			}
-		if (me == 0)
+		if (me == 0) {
 			c->t0 = mmt_cycles() + (uint64_t)(20000 * w->run->cycles_per_ns); /* 20 us to line up */
+			c->ran = c->batch;	/* every thread has read the last batch's */
+		}
 		barrier_wait(c);
 		fn(c, me);
 		barrier_wait(c);
 		/* c->ran: the whole batch, or where P0 cut it */
 		from = c->ran * me / n;
 		to = c->ran * (me + 1) / n;
-		seen = p->hist[me].wit[c->sync];
-		count(p, &p->hist[me], from, to);
-		if (p->hist[me].wit[c->sync] != seen)	/* detection speed, to the batch */
-			mmt_witness_first(w, c->gen + to);
+		seen = p->hist[me].wit[sync];
+		count(p, &p->hist[me], from, to, sync);
+		if (p->hist[me].wit[sync] != seen)	/* detection speed, to the batch */
+			mmt_witness_first(w, gen + to);
 		if (me == 0) {
 			p->done += c->ran;
 			p->cut += c->ran < c->batch;
