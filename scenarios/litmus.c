@@ -107,7 +107,8 @@ static inline bool lk_should_cut(struct lk_ctx *c, uint64_t i)
 	return mmt_cycles() - c->stop_seen > c->cut_wait;
 }
 
-/* Returns false when P0 has cut the batch: iterations 0..i-1 are done. */
+/* Returns false when P0 has cut the batch at i: iterations 0..i-1 are
+ * the batch, and every thread runs each of them. */
 static inline bool lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
 {
 	uint64_t want = c->gen + i + 1;
@@ -130,9 +131,22 @@ static inline bool lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
 		}
 	} else {
 		WRITE_ONCE(c->arrive[t].v, want);
+#ifdef LK_TEST_LATE_FOLLOWER
+		/* tests/litmus.sh: late to see the release of the iteration
+		 * before each of P0's cut points, so a cut always races it */
+		if (!((i + 1) & 63))
+			for (uint64_t end = mmt_cycles() + 200000; (int64_t)(mmt_cycles() - end) < 0;)
+				;
+#endif
 		while (READ_ONCE(c->arrive[0].v) < want)
 			;
-		if (READ_ONCE(c->arrive[0].v) == LK_CUT)
+		/* A thread slow to see its release of iteration i may see the
+		 * cut instead: i still runs if P0 released it (i < ran). */
+#ifndef LK_TEST_BAD_CUT
+		if (smp_load_acquire(&c->arrive[0].v) == LK_CUT && i >= READ_ONCE(c->ran))
+#else
+		if (smp_load_acquire(&c->arrive[0].v) == LK_CUT)	/* the bug, for its test */
+#endif
 			return false;
 	}
 	smp_mb();
