@@ -55,6 +55,7 @@ static const char *const sync_names[LK_NR_SYNC] = { "none", "userfence", "tsc" }
 #define LK_MAXK 8	/* values in an outcome */
 #define LK_MAXR 8	/* registers per thread an outcome names */
 #define LK_MAXH 64	/* distinct outcomes kept */
+#define LK_MAXLAT 256	/* per-batch latency samples kept */
 #define LK_ADDR_TAG (-1000)
 #define LK_ADDR_OF(j) (LK_ADDR_TAG - (j))
 #define LK_INIT_ADDR(j) LK_ADDR_OF(j)
@@ -264,6 +265,7 @@ struct priv {
 	const struct lk_test *test;
 	int prim, sync_opt;
 	uint64_t done, cut;
+	uint64_t lat[LK_MAXLAT], lat_n, retunes;	/* userfence: one-way cycles per batch */
 	struct lk_hist hist[LK_MAXT];
 };
 
@@ -354,16 +356,18 @@ static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to,
 	}
 }
 
-/* One-way latency between P0 and P1 in cycles: half the median of 15
- * chunks of 32 round trips on lines of their own. */
-static void calibrate(struct lk_ctx *c, unsigned me)
+/* One-way latency between P0 and P1 in cycles: half the median of
+ * chunks (at most 15) of rounds round trips on lines of their own, set as
+ * P0's userfence wait.  Both threads pass the same base, above every value
+ * an earlier call left on the lines. */
+static uint64_t calibrate(struct lk_ctx *c, unsigned me, int chunks, int rounds, uint64_t base)
 {
-	uint64_t chunk[15], v = 0;
+	uint64_t chunk[15], v = base;
 
-	for (int k = 0; k < 15; k++) {
+	for (int k = 0; k < chunks; k++) {
 		uint64_t t = mmt_cycles();
 
-		for (int r = 0; r < 32; r++) {
+		for (int r = 0; r < rounds; r++) {
 			v++;
 			if (me == 0) {
 				WRITE_ONCE(c->cal[0][0], v);
@@ -375,19 +379,32 @@ static void calibrate(struct lk_ctx *c, unsigned me)
 				WRITE_ONCE(c->cal[1][0], v);
 			}
 		}
-		chunk[k] = (mmt_cycles() - t) / 32;
+		chunk[k] = (mmt_cycles() - t) / (uint64_t)rounds;
 	}
-	if (me == 0) {
-		for (int i = 0; i < 15; i++)
-			for (int j = i + 1; j < 15; j++)
-				if (chunk[j] < chunk[i]) {
-					uint64_t x = chunk[i];
+	if (me != 0)
+		return 0;
+	for (int i = 0; i < chunks; i++)
+		for (int j = i + 1; j < chunks; j++)
+			if (chunk[j] < chunk[i]) {
+				uint64_t x = chunk[i];
 
-					chunk[i] = chunk[j];
-					chunk[j] = x;
-				}
-		c->uf_delay = chunk[7] / 2;
-	}
+				chunk[i] = chunk[j];
+				chunk[j] = x;
+			}
+	c->uf_delay = chunk[chunks / 2] / 2;
+	return c->uf_delay;
+}
+
+/* P0, after each userfence batch's quick calibration: keep the sample and
+ * count a retune when the latency moved by more than 1.5x (the host moved
+ * the vCPUs, issue 16). */
+static void note_latency(struct priv *p, uint64_t was, uint64_t now)
+{
+	if (p->lat_n < LK_MAXLAT)
+		p->lat[p->lat_n] = now;
+	p->lat_n++;
+	if (2 * now > 3 * was || 2 * was > 3 * now)
+		p->retunes++;
 }
 
 static void litmus_worker(struct mmt_worker *w)
@@ -402,7 +419,7 @@ static void litmus_worker(struct mmt_worker *w)
 	w->role = "thread";
 	if (!c->delay && n > 1 && (p->sync_opt == LK_SYNC_USERFENCE || p->sync_opt == LK_SYNC_ROTATE)) {
 		if (me < 2)
-			calibrate(c, me);
+			calibrate(c, me, 15, 32, 0);
 	} else if (me == 0) {
 		c->uf_delay = c->delay;
 	}
@@ -426,6 +443,14 @@ static void litmus_worker(struct mmt_worker *w)
 		 * counting this one: each keeps its own copy. */
 		sync = c->sync;
 		gen = c->gen;
+		/* userfence's wait follows the latency of this batch, not of the
+		 * run's start: a move of the vCPUs re-tunes it (issue 16). */
+		if (sync == LK_SYNC_USERFENCE && !c->delay && n > 1 && me < 2) {
+			uint64_t was = c->uf_delay, now = calibrate(c, me, 5, 8, (batches + 1) * 1024);
+
+			if (me == 0)
+				note_latency(p, was, now);
+		}
 		/* Fresh locations for every iteration, reset in parallel. */
 		from = c->batch * me / n;
 		to = c->batch * (me + 1) / n;
@@ -547,6 +572,23 @@ static void litmus_verify(struct mmt_run *run)
 	json_object_set_new(run->metrics, "period_cycles", json_integer((json_int_t)p->ctx.period));
 	json_object_set_new(run->metrics, "delay_cycles", json_integer((json_int_t)p->ctx.delay));
 	json_object_set_new(run->metrics, "userfence_delay_cycles", json_integer((json_int_t)p->ctx.uf_delay));
+	if (p->lat_n) {
+		uint64_t s[LK_MAXLAT], k = p->lat_n < LK_MAXLAT ? p->lat_n : LK_MAXLAT;
+		double ns = run->cycles_per_ns > 0 ? 1.0 / run->cycles_per_ns : 1.0;
+
+		memcpy(s, p->lat, k * sizeof(s[0]));
+		for (uint64_t i = 0; i < k; i++)
+			for (uint64_t j = i + 1; j < k; j++)
+				if (s[j] < s[i]) {
+					uint64_t x = s[i];
+
+					s[i] = s[j];
+					s[j] = x;
+				}
+		json_object_set_new(run->metrics, "userfence_latency", json_pack("{s:I,s:f,s:f,s:f,s:I}",
+			"batches", (json_int_t)p->lat_n, "min_ns", (double)s[0] * ns, "median_ns", (double)s[k / 2] * ns,
+			"max_ns", (double)s[k - 1] * ns, "retunes", (json_int_t)p->retunes));
+	}
 	json_object_set_new(run->metrics, "histogram", hist);
 	json_object_set_new(run->metrics, "other_outcomes", json_integer((json_int_t)all->other));
 	json_object_set_new(run->metrics, "filtered_out", json_integer((json_int_t)all->filtered));

@@ -124,6 +124,11 @@ run litmus --test SB --primitives kernel --sync 2 --duration 300ms --assume-forb
 [ "$rc" -eq 1 ] && printf '%s' "$out" | grep -q 'FORBIDDEN AND SEEN'
 ok $? "a wrong expectation (SB forbidden) is caught: exit 1, FORBIDDEN AND SEEN"
 
+run litmus --test SB --primitives kernel --sync 1 --duration 200ms --output "$scratch/uf.json"
+[ "$rc" -eq 0 ] && [ "$(get "$scratch/uf.json" runs.0.metrics.userfence_latency.batches)" -ge 1 ] &&
+	get "$scratch/uf.json" runs.0.metrics.userfence_latency.median_ns | grep -Eq '^[0-9.e+-]+$'
+ok $? "--sync 1: the wait is re-measured every batch and the latency recorded ($(get "$scratch/uf.json" runs.0.metrics.userfence_latency.batches) batches, median $(get "$scratch/uf.json" runs.0.metrics.userfence_latency.median_ns) ns)"
+
 run litmus --test SB --primitives kernel --sync 3 --duration 300ms --output "$scratch/rot.json"
 [ "$rc" -eq 0 ] && get "$scratch/rot.json" runs.0.metrics.by_sync | grep -q '"none"' &&
 	get "$scratch/rot.json" runs.0.metrics.by_sync | grep -q '"tsc"'
