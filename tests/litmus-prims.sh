@@ -26,12 +26,19 @@ weak() {
 	ok $? "$flag: with the real bindings, $tests never show the forbidden outcome (exit $rc)"
 	for t in "$@"; do
 		for s in $sets; do
-			timeout -k 10 120 "$dir/mmtorture" litmus --test "$t" --primitives "$s" --sync 2 --duration 500ms \
-				--output "$dir/w.json" >"$dir/out" 2>&1
-			rc=$?
-			w=$(get "$dir/w.json" runs.0.witnesses.count)
+			# A loaded machine can race a while without an overlap: up
+			# to 5 tries of 500 ms, the first that shows it counts.
+			try=0
+			while [ $try -lt 5 ]; do
+				try=$((try + 1))
+				timeout -k 10 120 "$dir/mmtorture" litmus --test "$t" --primitives "$s" --sync 2 \
+					--duration 500ms --output "$dir/w.json" >"$dir/out" 2>&1
+				rc=$?
+				[ "$rc" -eq 1 ] && break
+			done
+			w="$(get "$dir/w.json" runs.0.witnesses.count) witnesses, try $try"
 			[ "$rc" -eq 1 ] && grep -q 'FORBIDDEN AND SEEN' "$dir/out"
-			ok $? "$flag: $t/$s with the weakened binding shows its forbidden outcome ($w witnesses, exit $rc)"
+			ok $? "$flag: $t/$s with the weakened binding shows its forbidden outcome ($w, exit $rc)"
 		done
 	done
 }

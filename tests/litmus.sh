@@ -77,8 +77,16 @@ for prims in kernel kernel-mfence urcu c11; do
 	ok $? "$prims: SB, SB+mbs and the MP family run, exit 0"
 	line=$(runs "$f" | awk '$2 ~ /^SB\//')
 	set -- $line
-	[ "$4" = ok ] && [ "$5" -gt 0 ] && grep -q '"verdict": "allowed, seen"' "$f"
-	ok $? "$prims: SB's store buffering is seen ($5 witnesses)"
+	# On a loaded machine 300 ms can pass without an overlap: up to 4 more tries.
+	try=1
+	while [ "$5" -eq 0 ] && [ $try -lt 5 ]; do
+		try=$((try + 1))
+		run litmus --test SB --primitives "$prims" --sync 2 --duration 300ms --output "$scratch/sb-again.json"
+		set -- $(runs "$scratch/sb-again.json")
+		cp "$scratch/sb-again.json" "$f.sb"
+	done
+	[ "$4" = ok ] && [ "$5" -gt 0 ] && grep -q '"verdict": "allowed, seen"' "$f" ${f}.sb 2>/dev/null
+	ok $? "$prims: SB's store buffering is seen ($5 witnesses, try $try)"
 	if [ "$arch" = x86_64 ]; then
 		for t in SB+mbs MP MP+wmb+rmb MP+poreleaseacquire; do
 			line=$(runs "$f" | awk -v t="$t/$prims" '$2 == t')
