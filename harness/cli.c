@@ -11,7 +11,7 @@
 enum {
 	OPT_VARIANT = 0x100, OPT_PLACEMENT, OPT_THREADS, OPT_DURATION, OPT_ITERATIONS,
 	OPT_REPEAT, OPT_SEED, OPT_OUTPUT, OPT_FORMAT, OPT_MEM_NODE, OPT_LIST, OPT_HELP,
-	OPT_VERSION, OPT_ASSUME_FORBIDDEN, OPT_EVENTS, OPT_TEST, OPT_PRIMITIVES, OPT_MUTANT, OPT_SCENARIO_BASE = 0x200,
+	OPT_VERSION, OPT_RESTORE, OPT_ASSUME_FORBIDDEN, OPT_EVENTS, OPT_TEST, OPT_PRIMITIVES, OPT_MUTANT, OPT_SCENARIO_BASE = 0x200,
 };
 
 static const struct option common_opts[] = {
@@ -28,6 +28,7 @@ static const struct option common_opts[] = {
 	{ "list", no_argument, NULL, OPT_LIST },
 	{ "help", no_argument, NULL, OPT_HELP },
 	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "restore", no_argument, NULL, OPT_RESTORE },
 	{ "assume-forbidden", no_argument, NULL, OPT_ASSUME_FORBIDDEN },
 	{ "events", required_argument, NULL, OPT_EVENTS },
 	{ "test", required_argument, NULL, OPT_TEST },
@@ -71,6 +72,9 @@ void mmt_cli_usage(FILE *f)
 	      "  --list                   scenarios, variants and their options\n"
 	      "  --assume-forbidden       count every witness as forbidden, even on variants\n"
 	      "                           that allow it: proves the exit-1 path (tests use it)\n"
+	      "  --restore                put back sysctls a killed run left changed (its\n"
+	      "                           journal in /run/mmtorture), then exit; every run\n"
+	      "                           does this first as well\n"
 	      "  --help, --version\n"
 	      "\n"
 	      "Scenario options (see --list) are given as --NAME VALUE.\n"
@@ -450,6 +454,7 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 		case 'h': /* fall through: -h is --help, as everywhere */
 		case OPT_HELP: cli->help = true; return 0;
 		case OPT_VERSION: cli->version = true; return 0;
+		case OPT_RESTORE: cli->restore = true; return 0;
 		case ':':
 			snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
 			return -1;

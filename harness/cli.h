@@ -27,6 +27,7 @@ struct mmt_cli_opt {
 
 struct mmt_cli {
 	bool help, version, list, smoke;
+	bool restore;		/* --restore: put back what a dead run left changed */
 	bool assume_forbidden;	/* test hook: every witness counts as forbidden */
 	const struct mmt_scenario *scenarios[MMT_MAX_SELECTED];
 	unsigned nr_scenarios;

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -170,99 +169,4 @@ json_t *mmt_kernel_config(const char *const *options)
 	else
 		fclose(f);
 	return o;
-}
-
-/*
- * Two runs changing the same sysctl at once would restore each other's
- * values (A saves 0 and sets 1; B saves 1; A restores 0; B restores 1).
- * The first change takes a machine-wide lock, held until everything is
- * restored; a second run finds it busy and does without.
- */
-static int lock_fd = -1;
-
-static int take_lock(char *err, size_t len)
-{
-	static const char *const paths[] = { "/run/lock/mmtorture-sysctl.lock", "/tmp/mmtorture-sysctl.lock" };
-
-	if (lock_fd >= 0)
-		return 0;
-	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-		int fd = open(paths[i], O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-
-		if (fd < 0)
-			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB)) {
-			close(fd);
-			snprintf(err, len, "another mmtorture run is changing sysctls (%s)", paths[i]);
-			return -1;
-		}
-		lock_fd = fd;
-		return 0;
-	}
-	snprintf(err, len, "cannot create a sysctl lock file");
-	return -1;
-}
-
-#define MAX_SYSCTLS 8
-static struct {
-	char path[128];
-	char value[64];
-	size_t len;
-} saved[MAX_SYSCTLS];
-static volatile int nr_saved;
-
-int mmt_sysctl_set(const char *path, const char *value, char *err, size_t len)
-{
-	int fd, i = nr_saved;
-	ssize_t n;
-
-	if (i == MAX_SYSCTLS) {
-		snprintf(err, len, "too many sysctls changed");
-		return -1;
-	}
-	if (take_lock(err, len))
-		return -1;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, len, "cannot read %s: %s", path, strerror(errno));
-		return -1;
-	}
-	n = read(fd, saved[i].value, sizeof(saved[i].value) - 1);
-	close(fd);
-	if (n <= 0) {
-		snprintf(err, len, "cannot read %s", path);
-		return -1;
-	}
-	saved[i].len = (size_t)n;
-	snprintf(saved[i].path, sizeof(saved[i].path), "%s", path);
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0 || write(fd, value, strlen(value)) < 0) {
-		snprintf(err, len, "cannot write %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	close(fd);
-	nr_saved = i + 1; /* published last: a crash now restores it */
-	return 0;
-}
-
-void mmt_sysctl_restore_all(void)
-{
-	while (nr_saved > 0) {
-		int i = nr_saved - 1;
-		int fd = open(saved[i].path, O_WRONLY | O_CLOEXEC);
-
-		if (fd >= 0) {
-			ssize_t w = write(fd, saved[i].value, saved[i].len);
-
-			(void)w;
-			close(fd);
-		}
-		nr_saved = i;
-	}
-	if (lock_fd >= 0) {
-		close(lock_fd); /* releases the flock */
-		lock_fd = -1;
-	}
 }

@@ -3,7 +3,7 @@
  * Kernel state around a run: /proc/vmstat counters and the TLB shootdown
  * row of /proc/interrupts as deltas, kernel health (taint, new WARNING /
  * BUG / Oops / Call Trace lines in the kernel log), the config options that
- * matter for mm races, and sysctls changed for a run and put back.
+ * matter for mm races; sysctls changed for a run are sysctl.h's.
  */
 #ifndef MMT_KSTATE_H
 #define MMT_KSTATE_H
@@ -31,12 +31,7 @@ json_t *mmt_health_end(struct mmt_kernel_health *h);
  * {"CONFIG_X": "y"|"m"|value|"not set"} or null if no config is found. */
 json_t *mmt_kernel_config(const char *const *options);
 
-/*
- * A sysctl set for a run.  Saved values are kept in static storage so a
- * crash handler can put them back with async-signal-safe calls only.
- */
-int mmt_sysctl_set(const char *path, const char *value, char *err, size_t len);
-/* Restore everything set so far; async-signal-safe. */
-void mmt_sysctl_restore_all(void);
+/* Sysctls changed for a run: journaled, restored on every exit (sysctl.h). */
+#include "sysctl.h"
 
 #endif

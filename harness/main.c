@@ -292,6 +292,30 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 	return rec;
 }
 
+/* --restore: what a killed run left changed, put back on demand. */
+static int restore_command(void)
+{
+	char err[512];
+
+	switch (mmt_sysctl_repair(stdout, err, sizeof(err))) {
+	case MMT_REPAIR_CLEAN:
+		printf("mmtorture: nothing to restore (no journal in %s)\n", mmt_sysctl_state_dir());
+		return 0;
+	case MMT_REPAIR_DONE:
+		return 0;
+	case MMT_REPAIR_BUSY:
+		printf("mmtorture: %s; it restores its own values\n", err);
+		return 0;
+	case MMT_REPAIR_NO_ACCESS:
+		fprintf(stderr, "mmtorture: --restore needs root: %s\n", err);
+		return EXIT_SKIPPED;
+	case MMT_REPAIR_FAILED:
+		break;
+	}
+	fprintf(stderr, "mmtorture: %s\n", err);
+	return EXIT_HARNESS;
+}
+
 static int pending_signal(const sigset_t *sigs)
 {
 	struct timespec zero = { 0, 0 };
@@ -343,6 +367,8 @@ int main(int argc, char **argv)
 		mmt_cli_usage(stdout);
 		return 0;
 	}
+	if (cli.restore)
+		return restore_command();
 	if (cli.version) {
 		printf("mmtorture %s\n", mmt_version_string());
 		return 0;
@@ -399,6 +425,12 @@ int main(int argc, char **argv)
 	}
 	mmt_topology_apply_affinity(&topo);
 
+	/* Before the metadata reads the settings: a run killed with its
+	 * sysctls changed must not have them recorded as the machine's. */
+	mmt_sysctl_guard_signals();
+	if (mmt_sysctl_repair(stderr, err, sizeof(err)) == MMT_REPAIR_FAILED)
+		fprintf(stderr, "mmtorture: warning: %s\n", err);
+
 	if (cli.seed_set) {
 		seed = cli.seed;
 	} else if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed)) {
@@ -441,6 +473,7 @@ int main(int argc, char **argv)
 				}
 	}
 	code = exit_code(&tot);
+	json_object_set_new(json_object_get(doc, "metadata"), "sysctl_journal", mmt_sysctl_journal_json());
 	json_object_set_new(doc, "interrupted", json_boolean(tot.interrupted_sig != 0));
 	json_object_set_new(doc, "summary", json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
 						      "runs", tot.runs, "ok", tot.ok,

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sysctls changed for a run, and put back whatever happens to the run.
+ *
+ * Before a value is changed its original is written (and synced) to a
+ * journal in a root-only state directory, /run/mmtorture (0700).  The run
+ * restores it on every exit path (return, exit(), the fatal signals), and
+ * a run that dies where nothing can run (SIGKILL, the OOM killer) is
+ * repaired by the next run, which says so, or by `mmtorture --restore`.
+ *
+ * A lock file in the same directory, held from the first change to the
+ * restore, keeps two runs from restoring each other's values: the second
+ * does without.  The directory, the lock and the journal are opened with
+ * O_NOFOLLOW, created with O_EXCL, and refused unless they belong to us
+ * and nobody else can open them.
+ *
+ * Test hook: MMT_SYSCTL_ROOT=DIR puts the sysctl files and the state
+ * directory under DIR (DIR/proc/sys/..., DIR/run/mmtorture), so the suite
+ * can kill runs without touching the machine.
+ */
+#ifndef MMT_SYSCTL_H
+#define MMT_SYSCTL_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Journals the current value of path (a /proc/sys file), then writes
+ * value.  0, or -1 with one line in err (the lock is held by another run,
+ * the state directory is unsafe, the file cannot be read or written). */
+int mmt_sysctl_set(const char *path, const char *value, char *err, size_t len);
+
+/* Restores everything set so far, then drops the journal and the lock;
+ * async-signal-safe, so signal handlers may call it.  A value that cannot
+ * be written back keeps the journal for the next run. */
+void mmt_sysctl_restore_all(void);
+
+/* Fatal signals (everything whose default is to terminate, but SIGKILL,
+ * SIGSTOP and the ones the caller has blocked) restore, then die as they
+ * would have.  Install before the first mmt_sysctl_set. */
+void mmt_sysctl_guard_signals(void);
+
+enum mmt_repair {
+	MMT_REPAIR_CLEAN,	/* no journal: nothing was left changed */
+	MMT_REPAIR_DONE,	/* a dead run's values were put back */
+	MMT_REPAIR_BUSY,	/* a live run holds the journal: its values, its restore */
+	MMT_REPAIR_FAILED,	/* a journal could not be read or restored */
+	MMT_REPAIR_NO_ACCESS,	/* the state directory is not ours to read (not root) */
+};
+
+/* Puts back what a dead run left changed: one line per sysctl on log.
+ * err gets the reason for BUSY, FAILED and NO_ACCESS. */
+enum mmt_repair mmt_sysctl_repair(FILE *log, char *err, size_t len);
+
+/* For the results' metadata: {"state_dir", "status" (clean, repaired,
+ * busy, failed, unavailable), "reason", "repairs": [{"left_by_pid", "path",
+ * "value", "restored", "error"}]}, covering every repair this process did. */
+json_t *mmt_sysctl_journal_json(void);
+
+/* The state directory in use (for messages). */
+const char *mmt_sysctl_state_dir(void);
+
+#endif
