@@ -4,9 +4,11 @@
 #include "parse.h"
 
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
 	OPT_VARIANT = 0x100, OPT_PLACEMENT, OPT_THREADS, OPT_DURATION, OPT_ITERATIONS,
@@ -55,7 +57,8 @@ void mmt_cli_usage(FILE *f)
 	      "  --duration D             per run: 500ms, 5s, 2m (default: 1s)\n"
 	      "  --iterations N           per run: stop after N operations (k, M, G suffixes)\n"
 	      "  --repeat N               runs per variant and placement (default: 1)\n"
-	      "  --seed S                 seed for payloads and random delays (default: random)\n"
+	      "  --seed S                 seed for payloads and random delays, decimal,\n"
+	      "                           0-18446744073709551615 (default: random)\n"
 	      "  --output FILE|-          results JSON (default: results/<scenario>-<time>.json;\n"
 	      "                           '-': JSON on stdout, the table on stderr)\n"
 	      "  --format FMT             table (default, 120 columns), wide (full verdicts\n"
@@ -157,8 +160,11 @@ static int select_variants(struct mmt_cli *cli, const char *arg, char *err, size
 					 tok, sc->name, sc->name);
 				return -1;
 			}
-			if (cli->nr_variants[s] < MMT_MAX_VARIANTS)
-				cli->variants[s][cli->nr_variants[s]++] = (unsigned)(v - sc->variants);
+			if (cli->nr_variants[s] == MMT_MAX_VARIANTS) {
+				snprintf(err, errlen, "--variant names more than %d variants", MMT_MAX_VARIANTS);
+				return -1;
+			}
+			cli->variants[s][cli->nr_variants[s]++] = (unsigned)(v - sc->variants);
 		}
 		if (!cli->nr_variants[s])
 			return error(err, errlen, "--variant names no variant");
@@ -320,6 +326,28 @@ static int check_scenario_opts(const struct mmt_cli *cli, char *err, size_t errl
 	return 0;
 }
 
+/* A CPU that does not exist, or that this process may not run on. */
+static bool cpus_unusable(const struct mmt_placement *pl, char *why, size_t len)
+{
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	cpu_set_t mask;
+	bool have_mask = !sched_getaffinity(0, sizeof(mask), &mask);
+
+	for (int i = 0; i < pl->nr_cpus; i++) {
+		int c = pl->cpus[i];
+
+		if (conf > 0 && c >= conf) {
+			snprintf(why, len, "CPU %d does not exist (this machine has CPUs 0-%ld)", c, conf - 1);
+			return true;
+		}
+		if (have_mask && (c >= CPU_SETSIZE || !CPU_ISSET(c, &mask))) {
+			snprintf(why, len, "CPU %d is outside this process's affinity mask", c);
+			return true;
+		}
+	}
+	return false;
+}
+
 static int check_threads(const struct mmt_cli *cli, char *err, size_t errlen)
 {
 	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
@@ -337,6 +365,15 @@ static int check_threads(const struct mmt_cli *cli, char *err, size_t errlen)
 			if (pl->kind == MMT_PLACE_CPUS && !cli->threads)
 				n = (unsigned)pl->nr_cpus;
 			if (n < sc->min_threads || (sc->max_threads && n > sc->max_threads)) {
+				char why[MMT_ERRLEN];
+
+				/* "cpus:999" means one worker, but the CPU is the
+				 * real problem: say that first. */
+				if (pl->kind == MMT_PLACE_CPUS && cpus_unusable(pl, why, sizeof(why))) {
+					snprintf(err, errlen, "--placement %s: %s (and %s needs %u threads or more, this names %u CPUs)",
+						 pl->name, why, sc->name, sc->min_threads, n);
+					return -1;
+				}
 				if (sc->max_threads)
 					snprintf(err, errlen, "%s runs with %u to %u threads, not %u", sc->name,
 						 sc->min_threads, sc->max_threads, n);
@@ -415,8 +452,10 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 			cli->repeat = (unsigned)v;
 			break;
 		case OPT_SEED:
-			if (parse_uint("seed", arg, 0, INT64_MAX, &cli->seed, err, errlen))
+			if (mmt_parse_u64_decimal(arg, &cli->seed, why, sizeof(why))) {
+				snprintf(err, errlen, "--seed: %s", why);
 				return -1;
+			}
 			cli->seed_set = true;
 			break;
 		case OPT_MEM_NODE:
@@ -491,9 +530,17 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 	{
 		const char *lists[] = { scenario_arg, variant_arg, cli->tests, cli->prims, cli->events };
 
-		for (unsigned k = 0; k < sizeof(lists) / sizeof(lists[0]); k++)
+		const char *names[] = { "scenario list", "--variant", "--test", "--primitives", "--events" };
+
+		for (unsigned k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
 			if (lists[k] && strlen(lists[k]) >= 1024)
 				return error(err, errlen, "a list argument is longer than 1023 characters");
+			/* strtok_r would skip an empty item without a word */
+			if (lists[k] && mmt_parse_list_items(lists[k], why, sizeof(why))) {
+				snprintf(err, errlen, "%s: %s", names[k], why);
+				return -1;
+			}
+		}
 	}
 	if (select_scenarios(cli, scenario_arg, err, errlen) ||
 	    select_variants(cli, variant_arg, err, errlen))

@@ -134,13 +134,17 @@ static json_t *base_record(const struct mmt_scenario *sc, const struct mmt_varia
 			   const struct mmt_placement *pl, unsigned rep, unsigned threads,
 			   uint64_t seed, const uint64_t *opt)
 {
-	json_t *rec = json_pack("{s:s,s:s,s:s,s:i,s:s,s:n,s:n,s:b,s:b,s:i,s:n,s:n,s:I,s:o,s:n,s:s,"
+	char seed_text[24];
+	json_t *rec;
+
+	snprintf(seed_text, sizeof(seed_text), "%llu", (unsigned long long)seed);
+	rec = json_pack("{s:s,s:s,s:s,s:i,s:s,s:n,s:n,s:b,s:b,s:i,s:n,s:n,s:s,s:o,s:n,s:s,"
 			 "s:n,s:n,s:n,s:n,s:n,s:n,s:[]}",
 			 "scenario", sc->name, "variant", v->name, "placement", pl->name,
 			 "repeat", rep, "status", "skipped", "reason", "verdict",
 			 "forbidden", is_forbidden(v),
 			 "injected", v->injected, "threads", threads, "cpus", "mem_node",
-			 "seed", (json_int_t)seed, "options", options_json(sc, opt),
+			 "seed", seed_text, "options", options_json(sc, opt),
 			 "iterations", "ops_unit", sc->ops_unit, "elapsed_ns", "ops_per_sec",
 			 "ns_per_op", "witnesses", "probe", "metrics", "workers");
 
@@ -316,6 +320,62 @@ static int restore_command(void)
 	return EXIT_HARNESS;
 }
 
+/*
+ * The table at the end is drawn from slim copies of the records (no
+ * per-worker data, counters only when asked for), and from a bounded
+ * number of them: every run is in the results file, and memory stays
+ * flat however many runs --repeat asks for.  Runs that did not simply
+ * pass are kept longer than those that did.
+ */
+#define TABLE_ROWS 1000
+#define TABLE_ROWS_NOT_OK 2000
+
+static void keep_for_table(json_t *rows, const json_t *rec, bool counters, unsigned *omitted)
+{
+	const char *status = json_string_value(json_object_get(rec, "status"));
+	size_t n = json_array_size(rows);
+	json_t *slim, *probe;
+
+	if (n >= TABLE_ROWS && (n >= TABLE_ROWS_NOT_OK || !strcmp(status, "ok") || !strcmp(status, "skipped"))) {
+		(*omitted)++;
+		return;
+	}
+	slim = json_deep_copy(rec);
+	json_object_del(slim, "workers");
+	json_object_del(slim, "options");
+	if (!counters)
+		json_object_set_new(slim, "counters", json_null());
+	probe = json_object_get(slim, "probe");
+	if (json_is_object(probe))
+		for (const char *const *side = (const char *const[]){ "before", "after", NULL }; *side; side++) {
+			json_t *a = json_object_get(probe, *side);
+
+			while (json_array_size(a) > 1)
+				json_array_remove(a, json_array_size(a) - 1);
+		}
+	json_array_append_new(rows, slim);
+}
+
+static void report_omitted(FILE *f, unsigned omitted)
+{
+	if (omitted)
+		fprintf(f, "(%u runs that passed are not in this table, to keep memory bounded: every run is in the results file)\n",
+			omitted);
+}
+
+static void copy_file(const char *path, FILE *to)
+{
+	char buf[65536];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, to);
+	fclose(f);
+}
+
 static int pending_signal(const sigset_t *sigs)
 {
 	struct timespec zero = { 0, 0 };
@@ -344,11 +404,13 @@ int main(int argc, char **argv)
 	char err[512], path[4096];
 	const char *results_dir = getenv("MMT_RESULTS_DIR");
 	struct totals tot = { 0 };
+	struct mmt_results_writer out = { .f = NULL };
 	sigset_t sigs;
-	json_t *doc, *runs;
+	json_t *doc, *table_runs;
 	uint64_t seed;
-	unsigned run_index = 0;
+	unsigned run_index = 0, omitted = 0;
 	int code;
+	bool to_stdout, written;
 
 	/* Blocked before any thread exists, so every thread inherits the
 	 * mask and only the supervisor ever takes these signals. */
@@ -405,22 +467,26 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mmtorture: %s\n", err);
 		return EXIT_USAGE;
 	}
-	if (cli.output && strcmp(cli.output, "-")) {
-		if (mmt_results_check_path(cli.output, err, sizeof(err))) {
+	/* The target is checked, and its temp file created, before anything
+	 * runs: a bad --output costs nothing but one line. */
+	to_stdout = cli.output && !strcmp(cli.output, "-");
+	if (!to_stdout) {
+		if (cli.output)
+			snprintf(path, sizeof(path), "%s", cli.output);
+		else if (mmt_results_default_path(results_dir ? results_dir : "results",
+						  cli.smoke ? "smoke" : cli.scenarios[0]->name, path,
+						  sizeof(path), err, sizeof(err))) {
 			fprintf(stderr, "mmtorture: %s\n", err);
 			return EXIT_USAGE;
 		}
-		snprintf(path, sizeof(path), "%s", cli.output);
-	} else if (!cli.output) {
-		if (mmt_results_default_path(results_dir ? results_dir : "results",
-					     cli.smoke ? "smoke" : cli.scenarios[0]->name, path,
-					     sizeof(path), err, sizeof(err))) {
+		if (mmt_results_open(&out, path, err, sizeof(err))) {
 			fprintf(stderr, "mmtorture: %s\n", err);
 			return EXIT_USAGE;
 		}
 	}
 	if (mmt_topology_load(&topo, "/sys", err, sizeof(err))) {
 		fprintf(stderr, "mmtorture: %s\n", err);
+		mmt_results_abandon(&out);
 		return EXIT_HARNESS;
 	}
 	mmt_topology_apply_affinity(&topo);
@@ -437,17 +503,19 @@ int main(int argc, char **argv)
 		/* early boot (a fresh VM): do not block for entropy */
 		seed = mmt_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
 	}
-	seed &= INT64_MAX; /* JSON integers are signed */
 
 	/* Set for the whole invocation; restored with the sysctls at exit. */
 	if (cli.mutants && mmt_mutant_apply(cli.mutants, err, sizeof(err))) {
 		fprintf(stderr, "mmtorture: %s\n", err);
 		mmt_sysctl_restore_all();
+		mmt_results_abandon(&out);
 		return EXIT_HARNESS;
 	}
-	doc = json_pack("{s:i,s:o,s:b,s:[]}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
-			mmt_metadata_collect(argc, argv, seed, &topo), "interrupted", 0, "runs");
-	runs = json_object_get(doc, "runs");
+	doc = json_pack("{s:i,s:o,s:b}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
+			mmt_metadata_collect(argc, argv, seed, &topo), "interrupted", 0);
+	table_runs = json_array();
+	if (to_stdout)
+		mmt_results_open(&out, NULL, err, sizeof(err));
 
 	/* Repeats outside variants: the host moves vCPUs every few seconds,
 	 * so interleaving keeps one variant from getting all the bad luck. */
@@ -458,16 +526,24 @@ int main(int argc, char **argv)
 			for (unsigned r = 0; r < cli.repeat && !tot.interrupted_sig && !tot.hung; r++)
 				for (unsigned k = 0; k < cli.nr_variants[s] && !tot.hung; k++) {
 					int sig = pending_signal(&sigs);
+					json_t *rec;
 
 					if (sig) {
 						tot.interrupted_sig = sig;
 						break;
 					}
-					json_array_append_new(runs, do_run(&cli, &topo, sc,
-									   &sc->variants[cli.variants[s][k]],
-									   &cli.placements[p], r,
-									   mmt_mix64(seed + run_index++) & INT64_MAX,
-									   &sigs, &tot));
+					rec = do_run(&cli, &topo, sc, &sc->variants[cli.variants[s][k]],
+						     &cli.placements[p], r, mmt_mix64(seed + run_index++),
+						     &sigs, &tot);
+					if (!rec)
+						break; /* a signal before it started */
+					if (mmt_results_add_run(&out, rec, err, sizeof(err))) {
+						fprintf(stderr, "mmtorture: internal error, a run fails the schema: %s\n", err);
+						mmt_results_abandon(&out);
+						return EXIT_HARNESS;
+					}
+					keep_for_table(table_runs, rec, events_on && cli.events, &omitted);
+					json_decref(rec);
 					if (tot.interrupted_sig)
 						break;
 				}
@@ -482,32 +558,27 @@ int main(int argc, char **argv)
 						      "forbidden_witnessed", tot.forbidden,
 						      "injected_missed", tot.injected_missed,
 						      "exit_code", code));
-	if (mmt_results_validate(doc, err, sizeof(err))) {
-		fprintf(stderr, "mmtorture: internal error, results fail their schema: %s\n", err);
-		return EXIT_HARNESS;
+	written = !mmt_results_finish(&out, doc, err, sizeof(err));
+	if (!written) {
+		fprintf(stderr, "mmtorture: %s\n", err);
+		code = EXIT_HARNESS;
 	}
 	mmt_report_set_wide(cli.format == MMT_FORMAT_WIDE);
-	if (cli.output && !strcmp(cli.output, "-")) {
-		json_dumpf(doc, stdout, JSON_INDENT(2));
-		fputc('\n', stdout);
+	/* The table from the slim copies; the summary from the document. */
+	json_object_set_new(doc, "runs", table_runs);
+	if (to_stdout) {
 		mmt_report_table(stderr, doc, NULL);
 		if (cli.events)
 			mmt_report_counters(stderr, doc);
+		report_omitted(stderr, omitted);
+	} else if (cli.format == MMT_FORMAT_JSON) {
+		if (written)
+			copy_file(path, stdout);
 	} else {
-		bool written = !mmt_results_write_atomic(doc, path, err, sizeof(err));
-
-		if (!written) {
-			fprintf(stderr, "mmtorture: %s\n", err);
-			code = EXIT_HARNESS;
-		}
-		if (cli.format == MMT_FORMAT_JSON) {
-			json_dumpf(doc, stdout, JSON_INDENT(2));
-			fputc('\n', stdout);
-		} else {
-			mmt_report_table(stdout, doc, written ? path : NULL);
-			if (cli.events)
-				mmt_report_counters(stdout, doc);
-		}
+		mmt_report_table(stdout, doc, written ? path : NULL);
+		if (cli.events)
+			mmt_report_counters(stdout, doc);
+		report_omitted(stdout, omitted);
 	}
 	fflush(stdout);
 	json_decref(doc);

@@ -297,14 +297,18 @@ json_t *mmt_metadata_collect(int argc, char **argv, uint64_t seed, const struct 
 	struct utsname u;
 	char host[256] = "";
 	json_t *cmd = json_array(), *doc;
+	char seed_text[24];
 
+	/* A decimal string: all 64 bits survive readers that parse numbers
+	 * as doubles. */
+	snprintf(seed_text, sizeof(seed_text), "%llu", (unsigned long long)seed);
 	uname(&u);
 	gethostname(host, sizeof(host) - 1);
 	for (int i = 0; i < argc; i++)
 		json_array_append_new(cmd, json_string(argv[i]));
 	doc = json_pack(
 		"{s:{s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s,s:s},s:{s:o},s:o,s:{s:o,s:o,s:o,s:o},"
-		"s:s,s:o,s:I,s:o,s:s,s:{s:f,s:b}}",
+		"s:s,s:o,s:s,s:o,s:s,s:{s:f,s:b}}",
 		"harness", "version", PACKAGE_VERSION, "git_revision", MMT_GIT_REVISION,
 		"compiler", MMT_COMPILER, "cflags", MMT_CFLAGS, "arch", MMT_ARCH_NAME,
 		"kernel", "release", u.release, "version", u.version, "machine", u.machine,
@@ -317,7 +321,7 @@ json_t *mmt_metadata_collect(int argc, char **argv, uint64_t seed, const struct 
 		"perf_event_paranoid", file_line("/proc/sys/kernel/perf_event_paranoid"),
 		"liburcu_version", MMT_URCU_VERSION,
 		"command_line", cmd,
-		"seed", (json_int_t)seed,
+		"seed", seed_text,
 		"started_at", now_iso8601(),
 		"hostname", host,
 		"clock", "cycles_per_ns", mmt_cycles_per_ns(), "synchronised", mmt_cycles_synchronised());

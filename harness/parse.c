@@ -2,7 +2,6 @@
 #include "parse.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,33 +50,82 @@ int mmt_parse_u64(const char *s, uint64_t *out, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Digits, an optional fraction, a unit; computed exactly in integers.
+ * No strtod: it takes hex ("0x10s" was 16 s), "inf", "nan" and
+ * exponents, none of which anyone means on a command line.
+ */
 int mmt_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 {
-	static const struct { const char *unit; double ns; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-		{ "m", 60e9 }, { "", 1e9 },
+	static const struct { const char *unit; uint64_t ns; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 }, { "s", 1000000000 },
+		{ "m", 60000000000ull }, { "", 1000000000 },
 	};
-	char *end;
-	double v;
+	const char *p = s;
+	unsigned __int128 whole = 0, frac = 0, scale = 1, v;
 
-	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+	if (!s || !isdigit((unsigned char)*p))
 		return fail(err, errlen, "'%s' is not a duration (e.g. 500ms, 5s, 2m)", s ? s : "");
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s)
-		return fail(err, errlen, "'%s' is not a duration (e.g. 500ms, 5s, 2m)", s);
+	for (; isdigit((unsigned char)*p); p++) {
+		whole = whole * 10 + (unsigned)(*p - '0');
+		if (whole > (unsigned __int128)1e18)
+			return fail(err, errlen, "duration '%s' is too long (at most 1e18 ns)", s);
+	}
+	if (*p == '.') {
+		p++;
+		if (!isdigit((unsigned char)*p))
+			return fail(err, errlen, "'%s' is not a duration (e.g. 500ms, 1.5s)", s);
+		for (; isdigit((unsigned char)*p); p++) {
+			if (scale >= (unsigned __int128)1e18)
+				return fail(err, errlen, "'%s' has more decimals than a nanosecond needs", s);
+			frac = frac * 10 + (unsigned)(*p - '0');
+			scale *= 10;
+		}
+	}
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcmp(end, units[i].unit))
+		if (strcmp(p, units[i].unit))
 			continue;
-		v *= units[i].ns;
+		if ((frac * units[i].ns) % scale)
+			return fail(err, errlen, "duration '%s' is not a whole number of nanoseconds", s);
+		v = whole * units[i].ns + frac * units[i].ns / scale;
 		if (v < 1)
 			return fail(err, errlen, "duration '%s' must be at least 1ns", s);
-		if (v > 1e18)
-			return fail(err, errlen, "duration '%s' is too long", s);
+		if (v > (unsigned __int128)1e18)
+			return fail(err, errlen, "duration '%s' is too long (at most 1e18 ns)", s);
 		*ns = (uint64_t)v;
 		return 0;
 	}
-	return fail(err, errlen, "'%s' has an unknown unit (ns, us, ms, s, m)", s);
+	return fail(err, errlen, "'%s' has an unknown unit (ns, us, ms, s, m; no hex, no exponent)", s);
+}
+
+int mmt_parse_u64_decimal(const char *s, uint64_t *out, char *err, size_t errlen)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return fail(err, errlen, "'' is not a decimal number");
+	for (const char *p = s; *p; p++) {
+		unsigned d = (unsigned)(*p - '0');
+
+		if (*p < '0' || *p > '9')
+			return fail(err, errlen, "'%s' is not a decimal number (0 to 18446744073709551615)", s);
+		if (v > (UINT64_MAX - d) / 10)
+			return fail(err, errlen, "'%s' is larger than 18446744073709551615", s);
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
+int mmt_parse_list_items(const char *s, char *err, size_t errlen)
+{
+	size_t n = strlen(s);
+
+	if (!n)
+		return fail(err, errlen, "an empty list");
+	if (s[0] == ',' || s[n - 1] == ',' || strstr(s, ",,"))
+		return fail(err, errlen, "'%s' has an empty item", s);
+	return 0;
 }
 
 static int cmp_int(const void *a, const void *b)

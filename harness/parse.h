@@ -15,8 +15,15 @@
 /* Decimal integer with an optional k/M/G (x1000) suffix: "100000", "10M". */
 int mmt_parse_u64(const char *s, uint64_t *out, char *err, size_t errlen);
 
+/* Plain decimal, the whole 64-bit range, no suffix: seeds. */
+int mmt_parse_u64_decimal(const char *s, uint64_t *out, char *err, size_t errlen);
+
+/* A comma list has no empty item ("a,,b", ",a", "a,"). */
+int mmt_parse_list_items(const char *s, char *err, size_t errlen);
+
 /* Duration with unit ns/us/ms/s/m, a bare number meaning seconds:
- * "500ms", "5s", "1.5s", "2m". Zero is refused. */
+ * "500ms", "5s", "1.5s", "2m".  Decimal only (no hex, exponent, inf,
+ * nan); zero, fractions of a nanosecond and more than 1e18 ns refused. */
 int mmt_parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
 
 /* Kernel cpulist syntax: "0-3,8,10-11".  Fills up to max entries in

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,30 +16,122 @@
 
 static void dir_of(const char *path, char *dir, size_t len)
 {
-	char tmp[4096];
+	char tmp[PATH_MAX];
 
 	snprintf(tmp, sizeof(tmp), "%s", path);
 	snprintf(dir, len, "%s", dirname(tmp));
 }
 
-int mmt_results_check_path(const char *path, char *err, size_t len)
+static const char *file_kind(mode_t m)
 {
-	char dir[4096];
-	struct stat st;
+	return S_ISLNK(m) ? "a symlink" : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+	     : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : "not a regular file";
+}
 
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		snprintf(err, len, "--output %s is a directory", path);
+/* The name and the target, before anything is created: rename() would
+ * replace whatever is there, a device node included. */
+static int check_target(const char *path, char *err, size_t len)
+{
+	char dir[PATH_MAX], tmp[PATH_MAX];
+	const char *base;
+	struct stat st;
+	long name_max;
+
+	if (strlen(path) >= PATH_MAX - 32) {
+		snprintf(err, len, "--output: the path is %zu characters, longer than this system allows",
+			 strlen(path));
 		return -1;
+	}
+	if (!lstat(path, &st)) {
+		if (S_ISDIR(st.st_mode)) {
+			snprintf(err, len, "--output %s is a directory", path);
+			return -1;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(err, len, "--output %s is %s, not a regular file: refusing to replace it",
+				 path, file_kind(st.st_mode));
+			return -1;
+		}
 	}
 	dir_of(path, dir, sizeof(dir));
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		snprintf(err, len, "--output %s: directory %s does not exist", path, dir);
 		return -1;
 	}
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	base = basename(tmp);
+	name_max = pathconf(dir, _PC_NAME_MAX);
+	if (name_max <= 0)
+		name_max = NAME_MAX;
+	if ((long)strlen(base) > name_max) {
+		snprintf(err, len, "--output: the name is %zu characters, the file system of %s allows %ld",
+			 strlen(base), dir, name_max);
+		return -1;
+	}
 	if (access(dir, W_OK | X_OK)) {
 		snprintf(err, len, "--output %s: directory %s is not writable", path, dir);
 		return -1;
 	}
+	return 0;
+}
+
+/* The temp file: unnamed (O_TMPFILE) where the file system can, so that
+ * a run killed mid-way leaves nothing behind; a hidden name otherwise. */
+static int open_temp(struct mmt_results_writer *w, const char *dir, char *err, size_t len)
+{
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+
+	w->tmp[0] = '\0';
+	if (fd < 0) {
+		snprintf(w->tmp, sizeof(w->tmp), "%s/.mmtorture-result.XXXXXX", dir);
+		fd = mkostemp(w->tmp, O_CLOEXEC);
+		if (fd < 0) {
+			snprintf(err, len, "--output %s: cannot create files in %s: %s", w->path, dir,
+				 strerror(errno));
+			w->tmp[0] = '\0';
+			return -1;
+		}
+	}
+	w->f = fdopen(fd, "w");
+	if (!w->f) {
+		snprintf(err, len, "cannot write in %s: %s", dir, strerror(errno));
+		close(fd);
+		if (w->tmp[0])
+			unlink(w->tmp);
+		return -1;
+	}
+	return 0;
+}
+
+int mmt_results_check_path(const char *path, char *err, size_t len)
+{
+	struct mmt_results_writer w;
+
+	/* The real test of a directory (read-only file systems, /proc, /sys,
+	 * root squash) is creating a file there: do it, and let it go. */
+	if (mmt_results_open(&w, path, err, len))
+		return -1;
+	mmt_results_abandon(&w);
+	return 0;
+}
+
+int mmt_results_open(struct mmt_results_writer *w, const char *path, char *err, size_t len)
+{
+	char dir[PATH_MAX];
+
+	memset(w, 0, sizeof(*w));
+	if (!path) {
+		w->f = stdout;
+		w->to_stdout = true;
+	} else {
+		if (check_target(path, err, len))
+			return -1;
+		snprintf(w->path, sizeof(w->path), "%s", path);
+		dir_of(path, dir, sizeof(dir));
+		if (open_temp(w, dir, err, len))
+			return -1;
+	}
+	fprintf(w->f, "{\n  \"schema_version\": %d,\n  \"runs\": [", MMT_SCHEMA_VERSION);
 	return 0;
 }
 
@@ -56,62 +149,181 @@ int mmt_results_default_path(const char *dir, const char *label, char *out, size
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(out, len, "%s/%s-%s-%d.json", dir, label, stamp, (int)getpid());
-	return mmt_results_check_path(out, err, errlen);
+	return check_target(out, err, errlen);
+}
+
+/* One value, indented to sit at the given depth of the document. */
+static void dump_at(FILE *f, const json_t *v, int depth)
+{
+	char *text = json_dumps(v, JSON_INDENT(2) | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+
+	if (!text) {
+		fputs("null", f); /* cannot happen for validated values */
+		return;
+	}
+	for (const char *c = text; *c; c++) {
+		fputc(*c, f);
+		if (*c == '\n')
+			fprintf(f, "%*s", 2 * depth, "");
+	}
+	free(text);
+}
+
+int mmt_results_add_run(struct mmt_results_writer *w, const json_t *run, char *err, size_t len)
+{
+	if (mmt_results_validate_run(run, w->nruns, err, len))
+		return -1;
+	fputs(w->nruns ? ",\n    " : "\n    ", w->f);
+	dump_at(w->f, run, 2);
+	w->nruns++;
+	/* Now, not at the end: what a killed run did so far is on disk
+	 * (for --output -, on its way to the reader). */
+	fflush(w->f);
+	return 0;
+}
+
+void mmt_results_abandon(struct mmt_results_writer *w)
+{
+	if (!w->f || w->to_stdout)
+		return;
+	fclose(w->f);
+	w->f = NULL;
+	if (w->tmp[0])
+		unlink(w->tmp);
+}
+
+/* Gives the unnamed temp file a hidden name, to rename() it from. */
+static int name_temp(struct mmt_results_writer *w, char *err, size_t len)
+{
+	char dir[PATH_MAX], proc[64];
+
+	if (w->tmp[0])
+		return 0;
+	dir_of(w->path, dir, sizeof(dir));
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(w->f));
+	for (int tries = 0; tries < 100; tries++) {
+		snprintf(w->tmp, sizeof(w->tmp), "%s/.mmtorture-result.%d.%d", dir, (int)getpid(), tries);
+		if (!linkat(AT_FDCWD, proc, AT_FDCWD, w->tmp, AT_SYMLINK_FOLLOW))
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	snprintf(err, len, "cannot write %s: %s", w->path, strerror(errno));
+	w->tmp[0] = '\0';
+	return -1;
+}
+
+int mmt_results_finish(struct mmt_results_writer *w, const json_t *frame, char *err, size_t len)
+{
+	const char *key;
+	const json_t *v;
+	struct stat st;
+	int rc = 0;
+
+	if (mmt_results_validate_frame(frame, w->nruns, err, len))
+		return -1;
+	fputs(w->nruns ? "\n  ]" : "]", w->f);
+	json_object_foreach((json_t *)frame, key, v) {
+		char *k;
+
+		if (!strcmp(key, "schema_version") || !strcmp(key, "runs"))
+			continue;
+		k = json_dumps(json_string(key), JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+		fprintf(w->f, ",\n  %s: ", k ? k : "\"?\"");
+		free(k);
+		dump_at(w->f, v, 1);
+	}
+	fputs("\n}\n", w->f);
+	if (w->to_stdout)
+		return fflush(w->f) ? -1 : 0;
+	if (fflush(w->f) || ferror(w->f) || fchmod(fileno(w->f), 0644) || fsync(fileno(w->f))) {
+		snprintf(err, len, "cannot write %s: %s", w->path, strerror(errno));
+		mmt_results_abandon(w);
+		return -1;
+	}
+	/* Checked again: something other than a regular file may have
+	 * appeared there while we ran, and rename() would replace it. */
+	if (!lstat(w->path, &st) && !S_ISREG(st.st_mode)) {
+		snprintf(err, len, "%s became %s while the runs went on: not replacing it", w->path,
+			 file_kind(st.st_mode));
+		rc = -1;
+	} else if (name_temp(w, err, len)) {
+		rc = -1;
+	} else if (rename(w->tmp, w->path)) {
+		snprintf(err, len, "cannot write %s: %s", w->path, strerror(errno));
+		rc = -1;
+	} else {
+		w->tmp[0] = '\0';
+	}
+	mmt_results_abandon(w);
+	return rc;
 }
 
 int mmt_results_write_atomic(const json_t *doc, const char *path, char *err, size_t len)
 {
-	char dir[4096], tmp[4200], *text;
-	size_t n, off = 0;
-	int fd;
+	struct mmt_results_writer w;
+	json_t *frame;
+	const json_t *run;
+	size_t i;
+	int rc;
 
-	text = json_dumps(doc, JSON_INDENT(2) | JSON_ENSURE_ASCII);
-	if (!text) {
-		snprintf(err, len, "cannot serialise results");
+	if (mmt_results_open(&w, path, err, len))
 		return -1;
-	}
-	dir_of(path, dir, sizeof(dir));
-	/* Hidden name in the same directory: rename() is atomic only within
-	 * one file system, and globbing *.json never picks up a temp file. */
-	snprintf(tmp, sizeof(tmp), "%s/.mmtorture-result.XXXXXX", dir);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		snprintf(err, len, "cannot create a temp file in %s: %s", dir, strerror(errno));
-		free(text);
-		return -1;
-	}
-	n = strlen(text);
-	text[n++] = '\n'; /* json_dumps leaves room: we replace the NUL */
-	while (off < n) {
-		ssize_t w = write(fd, text + off, n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	free(text);
-	if (off != n || fchmod(fd, 0644) || fsync(fd) || close(fd) || rename(tmp, path)) {
-		snprintf(err, len, "cannot write %s: %s", path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	json_array_foreach(json_object_get(doc, "runs"), i, run)
+		if (mmt_results_add_run(&w, run, err, len)) {
+			mmt_results_abandon(&w);
+			return -1;
+		}
+	frame = json_deep_copy(doc);
+	json_object_del(frame, "runs");
+	rc = mmt_results_finish(&w, frame, err, len);
+	json_decref(frame);
+	return rc;
 }
 
 /* ---- schema -------------------------------------------------------------- */
 
 /* results/schema.json, through harness/schema.c, plus the one rule JSON
- * Schema cannot say; scripts/lib/mmt_results.py makes the same check. */
+ * Schema cannot say (summary.runs is the number of runs);
+ * scripts/lib/mmt_results.py makes the same checks. */
+int mmt_results_validate_run(const json_t *run, size_t i, char *err, size_t len)
+{
+	char where[32];
+
+	snprintf(where, sizeof(where), "runs[%zu]", i);
+	return mmt_schema_validate_def("run", run, where, err, len);
+}
+
+/* The document but its runs, which a streaming writer checks one by one
+ * as they come. */
+int mmt_results_validate_frame(const json_t *doc, size_t nruns, char *err, size_t len)
+{
+	json_t *frame;
+	int rc;
+
+	if (!json_is_object(doc)) {
+		snprintf(err, len, "document is not an object");
+		return -1;
+	}
+	frame = json_copy((json_t *)doc);
+	json_object_set_new(frame, "runs", json_array());
+	rc = mmt_schema_validate(frame, err, len);
+	json_decref(frame);
+	if (rc)
+		return -1;
+	if (json_integer_value(json_object_get(json_object_get(doc, "summary"), "runs")) != (json_int_t)nruns) {
+		snprintf(err, len, "summary.runs: does not match the number of runs");
+		return -1;
+	}
+	return 0;
+}
+
 int mmt_results_validate(const json_t *doc, char *err, size_t len)
 {
-	const json_t *summary_runs;
-
 	if (mmt_schema_validate(doc, err, len))
 		return -1;
-	summary_runs = json_object_get(json_object_get(doc, "summary"), "runs");
-	if ((size_t)json_integer_value(summary_runs) != json_array_size(json_object_get(doc, "runs"))) {
+	if ((size_t)json_integer_value(json_object_get(json_object_get(doc, "summary"), "runs")) !=
+	    json_array_size(json_object_get(doc, "runs"))) {
 		snprintf(err, len, "summary.runs: does not match the number of runs");
 		return -1;
 	}

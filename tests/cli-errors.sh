@@ -39,6 +39,35 @@ bad "not an option of the selected" msgpass --ring-size 1024
 bad "unknown event 'bogus'" msgpass --events bogus
 bad "unknown tracepoint" msgpass --events tlb:no_such_event
 bad "names 2 CPUs but --threads is 3" msgpass --placement cpus:0,1 --threads 3
+# Strict: no hex, inf, nan or exponents; no empty list items; the real problem named.
+bad "--duration: .*0x10s" msgpass --duration 0x10s
+bad "--duration: 'inf'" msgpass --duration inf
+bad "--duration: 'nan" msgpass --duration nan
+bad "--duration: '1e3s'" msgpass --duration 1e3s
+bad "not a whole number of nanoseconds" msgpass --duration 1.5ns
+bad "--events: 'cycles,,instructions' has an empty item" msgpass --events cycles,,instructions
+bad "--variant: 'mb,' has an empty item" msgpass --variant mb,
+bad "scenario list: ',msgpass' has an empty item" ,msgpass
+bad "--seed: '0x10' is not a decimal number" msgpass --seed 0x10
+bad "--seed: '18446744073709551616' is larger" msgpass --seed 18446744073709551616
+bad "--seed: '5k' is not a decimal number" msgpass --seed 5k
+bad "--placement cpus:999: CPU 999 does not exist" msgpass --placement cpus:999
+# --output is checked before anything runs, and only a regular file is replaced.
+bad "/dev/null is a character device, not a regular file" msgpass --output /dev/null
+bad "cannot create files in /proc" msgpass --output /proc/x.json
+bad "cannot create files in /sys/kernel" msgpass --output /sys/kernel/x.json
+bad "the name is 305 characters" msgpass --output "$scratch/$(printf '%0300d' 0).json"
+ln -s /dev/null "$scratch/null-link.json"
+bad "is a symlink, not a regular file" msgpass --output "$scratch/null-link.json"
+[ -c /dev/null ]
+ok $? "/dev/null is still a character device"
+
+run msgpass --variant mb --duration 50ms --seed 18446744073709551615 --output "$scratch/seed.json"
+[ "$rc" -eq 0 ] && [ "$(get "$scratch/seed.json" metadata.seed)" = 18446744073709551615 ] &&
+	grep -q '"seed": "18446744073709551615"' "$scratch/seed.json" &&
+	get "$scratch/seed.json" runs.0.seed | grep -qx '[0-9]*'
+ok $? "a 64-bit seed is recorded exactly, as a decimal string: $(get "$scratch/seed.json" runs.0.seed)"
+rm -f "$scratch/seed.json"
 
 run --help
 [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q -- '--placement'

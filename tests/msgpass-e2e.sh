@@ -35,7 +35,7 @@ printf '%s\n' "$out" >"$scratch/fmt.json"
 ok $? "--format json: JSON on stdout and the default results file"
 
 run msgpass --variant mb --duration 50ms --payload-words 200 --seed 7 --output "$scratch/opt.json"
-[ "$rc" -eq 0 ] && grep -q '"payload-words": 200' "$scratch/opt.json" && grep -q '"seed": 7,' "$scratch/opt.json"
+[ "$rc" -eq 0 ] && grep -q '"payload-words": 200' "$scratch/opt.json" && grep -q '"seed": "7",' "$scratch/opt.json"
 ok $? "scenario option and seed recorded in the result"
 
 if [ "$ncpus" -ge 3 ]; then

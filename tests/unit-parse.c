@@ -42,6 +42,31 @@ static void test_duration(void)
 	tap_ok(mmt_parse_duration("-1s", &ns, err, sizeof(err)) == -1, "duration: negative refused");
 	tap_ok(mmt_parse_duration("ms", &ns, err, sizeof(err)) == -1, "duration: no number refused");
 	tap_ok(mmt_parse_duration("1e30s", &ns, err, sizeof(err)) == -1, "duration: absurd length refused");
+	tap_ok(mmt_parse_duration("0x10s", &ns, err, sizeof(err)) == -1, "duration: hex refused");
+	tap_ok(mmt_parse_duration("inf", &ns, err, sizeof(err)) == -1, "duration: inf refused");
+	tap_ok(mmt_parse_duration("nan", &ns, err, sizeof(err)) == -1, "duration: nan refused");
+	tap_ok(mmt_parse_duration("1e3", &ns, err, sizeof(err)) == -1, "duration: exponent refused");
+	tap_ok(mmt_parse_duration(".5s", &ns, err, sizeof(err)) == -1, "duration: no leading digit refused");
+	tap_ok(mmt_parse_duration("1.s", &ns, err, sizeof(err)) == -1, "duration: no decimals after the point refused");
+	tap_ok(mmt_parse_duration("1.5ns", &ns, err, sizeof(err)) == -1, "duration: a fraction of a ns refused");
+	tap_ok(!mmt_parse_duration("1.5us", &ns, err, sizeof(err)) && ns == 1500, "duration: 1.5us is 1500 ns exactly");
+	tap_ok(!mmt_parse_duration("0.000000001", &ns, err, sizeof(err)) && ns == 1, "duration: 1 ns in seconds");
+	tap_ok(!mmt_parse_duration("1000000000s", &ns, err, sizeof(err)) && ns == 1000000000000000000ull,
+	       "duration: 1e18 ns is the limit");
+	tap_ok(mmt_parse_duration("1000000000.000000001s", &ns, err, sizeof(err)) == -1, "duration: beyond it refused");
+	{
+		uint64_t v;
+
+		tap_ok(!mmt_parse_u64_decimal("18446744073709551615", &v, err, sizeof(err)) && v == UINT64_MAX,
+		       "decimal: the whole 64-bit range");
+		tap_ok(mmt_parse_u64_decimal("18446744073709551616", &v, err, sizeof(err)) == -1, "decimal: overflow refused");
+		tap_ok(mmt_parse_u64_decimal("0x10", &v, err, sizeof(err)) == -1, "decimal: hex refused");
+		tap_ok(mmt_parse_u64_decimal("5k", &v, err, sizeof(err)) == -1, "decimal: suffix refused");
+		tap_ok(mmt_parse_u64_decimal("", &v, err, sizeof(err)) == -1, "decimal: empty refused");
+		tap_ok(mmt_parse_list_items("a,,b", err, sizeof(err)) == -1 && mmt_parse_list_items(",a", err, sizeof(err)) == -1 &&
+			       mmt_parse_list_items("a,", err, sizeof(err)) == -1 && !mmt_parse_list_items("a,b", err, sizeof(err)),
+		       "lists: empty items refused");
+	}
 }
 
 static void test_cpulist(void)

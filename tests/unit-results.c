@@ -4,6 +4,7 @@
 #include "tap.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -15,11 +16,11 @@ static json_t *good_doc(void)
 		"\"metadata\":{\"harness\":{\"version\":\"0.1.0\",\"git_revision\":\"abc\","
 		"\"compiler\":\"gcc\",\"cflags\":\"-O2\",\"arch\":\"x86_64\"},"
 		"\"kernel\":{},\"cpu\":{},\"topology\":{},\"settings\":{},"
-		"\"liburcu_version\":\"0.13.2\",\"command_line\":[\"mmtorture\"],\"seed\":7,"
+		"\"liburcu_version\":\"0.13.2\",\"command_line\":[\"mmtorture\"],\"seed\":\"18446744073709551615\","
 		"\"started_at\":\"2026-01-01T00:00:00Z\",\"clock\":{}},"
 		"\"runs\":[{\"scenario\":\"msgpass\",\"variant\":\"mb\",\"placement\":\"same-node\","
 		"\"repeat\":0,\"status\":\"ok\",\"reason\":null,\"verdict\":\"ok\",\"forbidden\":true,"
-		"\"injected\":false,\"threads\":2,\"cpus\":[0,1],\"mem_node\":0,\"seed\":1,"
+		"\"injected\":false,\"threads\":2,\"cpus\":[0,1],\"mem_node\":0,\"seed\":\"1\","
 		"\"options\":{},\"iterations\":10,\"ops_unit\":\"messages\",\"elapsed_ns\":100,"
 		"\"ops_per_sec\":1.5,\"ns_per_op\":10.0,"
 		"\"witnesses\":{\"count\":0,\"histogram\":{\"fresh\":10}},"
@@ -27,7 +28,7 @@ static json_t *good_doc(void)
 		"{\"scenario\":\"msgpass\",\"variant\":\"mb\",\"placement\":\"cross-node\","
 		"\"repeat\":0,\"status\":\"skipped\",\"reason\":\"one node\",\"verdict\":null,"
 		"\"forbidden\":true,\"injected\":false,\"threads\":2,\"cpus\":null,\"mem_node\":null,"
-		"\"seed\":2,\"options\":{},\"iterations\":null,\"ops_unit\":\"messages\","
+		"\"seed\":\"2\",\"options\":{},\"iterations\":null,\"ops_unit\":\"messages\","
 		"\"elapsed_ns\":null,\"ops_per_sec\":null,\"ns_per_op\":null,\"witnesses\":null,"
 		"\"probe\":null,\"metrics\":null,\"workers\":[],\"counters\":null}],"
 		"\"summary\":{\"runs\":2,\"ok\":1,\"skipped\":1,\"errors\":0,\"inconclusive\":0,"
@@ -77,6 +78,7 @@ int main(void)
 	char dir[] = "/tmp/mmt-results-XXXXXX", path[512], err[512];
 	json_t *doc = good_doc(), *back;
 	FILE *f;
+	int entries;
 
 	if (!mkdtemp(dir))
 		abort();
@@ -101,6 +103,13 @@ int main(void)
 	mutation("harness without git revision", "metadata.harness.git_revision", NULL);
 	mutation("summary without exit code", "summary.exit_code", NULL);
 	mutation("summary count wrong", "summary.runs", json_integer(5));
+	mutation("document seed a number", "metadata.seed", json_integer(7));
+	mutation("document seed over 64 bits", "metadata.seed", json_string("18446744073709551616"));
+	mutation("run seed a number", "runs.0.seed", json_integer(1));
+	mutation("run seed in hex", "runs.0.seed", json_string("0x10"));
+	mutation("run seed negative", "runs.0.seed", json_string("-1"));
+	mutation("run seed with a leading zero", "runs.0.seed", json_string("01"));
+	mutation("run seed empty", "runs.1.seed", json_string(""));
 
 	snprintf(path, sizeof(path), "%s/truncated.json", dir);
 	f = fopen(path, "w");
@@ -117,6 +126,47 @@ int main(void)
 	       "output in a missing directory refused up front");
 	tap_ok(mmt_results_check_path(dir, err, sizeof(err)) == -1 && strstr(err, "is a directory"),
 	       "output naming a directory refused up front");
+	entries = count_entries(dir);
+	tap_ok(mmt_results_check_path("/dev/null", err, sizeof(err)) == -1 &&
+		       strstr(err, "is a character device, not a regular file"),
+	       "a device node is never replaced: %s", err);
+	{
+		char link[600];
+
+		snprintf(link, sizeof(link), "%s/link.json", dir);
+		tap_ok(!symlink("/dev/null", link) && mmt_results_check_path(link, err, sizeof(err)) == -1 &&
+			       strstr(err, "is a symlink"), "a symlink is never replaced: %s", err);
+		unlink(link);
+	}
+	tap_ok(mmt_results_check_path("/proc/x.json", err, sizeof(err)) == -1 &&
+		       strstr(err, "cannot create files in /proc"), "/proc refused up front: %s", err);
+	tap_ok(mmt_results_check_path("/sys/kernel/x.json", err, sizeof(err)) == -1 &&
+		       strstr(err, "/sys/kernel"), "/sys refused up front: %s", err);
+	{
+		char longname[600];
+
+		snprintf(longname, sizeof(longname), "%s/%0300d.json", dir, 0);
+		tap_ok(mmt_results_check_path(longname, err, sizeof(err)) == -1 &&
+			       strstr(err, "the name is 305 characters"), "a name too long refused up front: %s", err);
+	}
+	tap_is_int(count_entries(dir), entries, "the checks left nothing behind");
+	{
+		/* A file that appears at the target while the runs go on and is
+		 * not a regular file is not replaced either. */
+		struct mmt_results_writer w;
+		json_t *frame = json_deep_copy(doc);
+		char fifo[600];
+
+		snprintf(fifo, sizeof(fifo), "%s/late.json", dir);
+		json_object_del(frame, "runs");
+		json_object_set_new(json_object_get(frame, "summary"), "runs", json_integer(0));
+		tap_ok(!mmt_results_open(&w, fifo, err, sizeof(err)) && !mkfifo(fifo, 0600) &&
+			       mmt_results_finish(&w, frame, err, sizeof(err)) == -1 && strstr(err, "FIFO"),
+		       "a FIFO that appeared meanwhile is not replaced: %s", err);
+		unlink(fifo);
+		json_decref(frame);
+	}
+	tap_is_int(count_entries(dir), entries, "... and its temp file is gone");
 	snprintf(path, sizeof(path), "%s/sub/r.json", dir);
 	tap_ok(mmt_results_write_atomic(doc, path, err, sizeof(err)) == -1,
 	       "write into a missing directory fails cleanly");
