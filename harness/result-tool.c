@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mmtorture-result FILE [--runs | --get PATH]: checks a results file against
- * the schema (exit 0 valid, 1 not, 2 usage).  For scripts without a JSON
- * tool:
+ * the schema.  Exit 0 valid; 2 bad input: usage, or a file that is not a
+ * valid results document (one line naming the file and the field); 1 only
+ * for --get of a value the (valid) file does not have.  For scripts without
+ * a JSON tool:
  *   --runs      one line per run, fields separated by spaces:
  *               scenario variant placement status witnesses iterations
  *               ops_per_sec probe_one_way_ns stable repeat
@@ -33,16 +35,21 @@ int main(int argc, char **argv)
 	doc = mmt_results_load(argv[1], err, sizeof(err));
 	if (!doc) {
 		fprintf(stderr, "mmtorture-result: %s\n", err);
-		return 1;
+		return 2;
 	}
 	if (argc == 4) {
 		char path[512], *tok, *save = NULL;
 		const json_t *v = doc;
 
 		snprintf(path, sizeof(path), "%s", argv[3]);
-		for (tok = strtok_r(path, ".", &save); tok && v; tok = strtok_r(NULL, ".", &save))
-			v = json_is_array(v) ? json_array_get(v, strtoul(tok, NULL, 10))
+		for (tok = strtok_r(path, ".", &save); tok && v; tok = strtok_r(NULL, ".", &save)) {
+			char *end;
+			unsigned long k = strtoul(tok, &end, 10);
+
+			/* "runs.x" is not runs.0 */
+			v = json_is_array(v) ? (*tok >= '0' && *tok <= '9' && !*end ? json_array_get(v, k) : NULL)
 					     : json_object_get(v, tok);
+		}
 		if (!v) {
 			fprintf(stderr, "mmtorture-result: no %s in %s\n", argv[3], argv[1]);
 			json_decref(doc);

@@ -336,7 +336,11 @@ json_t *mmt_results_load(const char *path, char *err, size_t len)
 	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 
 	if (!doc) {
-		snprintf(err, len, "%s: not valid JSON (line %d: %s)", path, jerr.line, jerr.text);
+		if (jerr.line < 0)
+			snprintf(err, len, "%s: %s", path, jerr.text);
+		else
+			snprintf(err, len, "%s: not valid JSON (line %d, column %d: %s)", path, jerr.line,
+				 jerr.column, jerr.text);
 		return NULL;
 	}
 	char why[512];
