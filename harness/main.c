@@ -215,7 +215,16 @@ static void fill_measured(json_t *rec, struct mmt_run *run, const struct mmt_run
 							       is_forbidden(run->variant))));
 }
 
-/* One run: plan, probe, execute, probe, record.  Returns the record. */
+static int pending_signal(const sigset_t *sigs)
+{
+	struct timespec zero = { 0, 0 };
+	int sig = sigtimedwait(sigs, NULL, &zero);
+
+	return sig > 0 ? sig : 0;
+}
+
+/* One run: plan, probe, execute, probe, record.  Returns the record, or
+ * NULL when a signal came before the run started. */
 static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
 		      const struct mmt_scenario *sc, const struct mmt_variant *v,
 		      const struct mmt_placement *pl, unsigned rep, uint64_t seed,
@@ -228,6 +237,7 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 	char reason[256];
 	struct mmt_run run = { 0 };
 	struct mmt_run_outcome out;
+	struct mmt_probe_status pst;
 	json_t *rec, *before, *after;
 	int mem_node;
 
@@ -250,7 +260,24 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 	run.seed = seed;
 	run.events = events_on ? &events : NULL;
 
-	before = mmt_probe_cpus(cpus, (int)threads);
+	before = mmt_probe_cpus(cpus, (int)threads, sigs, &pst);
+	if (pst.end == MMT_PROBE_INTERRUPTED) {
+		/* Nothing ran: no record, as for the runs after the signal. */
+		json_decref(before);
+		json_decref(rec);
+		tot->runs--;
+		tot->interrupted_sig = pending_signal(sigs);
+		return NULL;
+	}
+	if (pst.end == MMT_PROBE_HUNG) {
+		json_object_set_new(rec, "status", json_string("hung"));
+		json_object_set_new(rec, "reason", json_string(pst.where));
+		json_object_set_new(rec, "cpus", int_array(cpus, (int)threads));
+		json_decref(before);
+		tot->errors++;
+		tot->hung = true;
+		return rec;
+	}
 	mmt_run_execute(&run, cpus, cli->duration_ns, sigs, &out);
 	if (out.end == MMT_END_ERROR || out.end == MMT_END_HUNG) {
 		json_object_set_new(rec, "status", json_string(out.end == MMT_END_HUNG ? "hung" : "error"));
@@ -261,9 +288,15 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 		tot->hung |= out.end == MMT_END_HUNG;
 		return rec;
 	}
-	after = mmt_probe_cpus(cpus, (int)threads);
+	after = mmt_probe_cpus(cpus, (int)threads, sigs, &pst);
 	fill_measured(rec, &run, &out, cpus, before, after);
-	{
+	if (pst.end == MMT_PROBE_HUNG) {
+		/* The run's numbers stand; the machine stopped answering after. */
+		json_object_set_new(rec, "status", json_string("hung"));
+		json_object_set_new(rec, "reason", json_string(pst.where));
+		tot->errors++;
+		tot->hung = true;
+	} else {
 		bool forbidden = is_forbidden(v);
 		json_int_t w = json_integer_value(json_object_get(json_object_get(rec, "witnesses"), "count"));
 		const char *status = "ok";
@@ -376,13 +409,6 @@ static void copy_file(const char *path, FILE *to)
 	fclose(f);
 }
 
-static int pending_signal(const sigset_t *sigs)
-{
-	struct timespec zero = { 0, 0 };
-	int sig = sigtimedwait(sigs, NULL, &zero);
-
-	return sig > 0 ? sig : 0;
-}
 
 static int exit_code(const struct totals *t)
 {
