@@ -149,6 +149,11 @@ int mmt_results_default_path(const char *dir, const char *label, char *out, size
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(out, len, "%s/%s-%s-%d.json", dir, label, stamp, (int)getpid());
+	if (access(dir, W_OK | X_OK)) {
+		snprintf(err, errlen, "results directory %s is not writable by you: set MMT_RESULTS_DIR or give --output",
+			 dir);
+		return -1;
+	}
 	return check_target(out, err, errlen);
 }
 

@@ -1,0 +1,61 @@
+#!/bin/sh
+# ./run-scenario: a signal during its build step stops the build and is
+# reported; someone who cannot write the build runs a current binary as it
+# is, and is told when it is not current.  On a copy of the front door
+# with the real binary, so the tree under test is never rebuilt.
+. "${MMT_SRCDIR:-.}/tests/lib.sh"
+
+tree="$scratch/tree"
+mkdir -p "$tree/build" "$tree/harness" "$tree/scenarios" "$tree/scripts" "$scratch/fakebin"
+cp "$MMT_SRCDIR/run-scenario" "$tree/"
+cp "$MMT_BIN" "$tree/build/mmtorture"
+for f in harness/main.c scenarios/msgpass.c configure.ac Makefile.am scripts/litmus2c.awk; do
+	echo "/* $f */" >"$tree/$f"
+	touch -d '2020-01-01' "$tree/$f"
+done
+# A make that takes its time, to be interrupted.
+cat >"$scratch/fakebin/make" <<EOT
+#!/bin/sh
+echo \$\$ >"$scratch/make.pid"
+exec sleep 60
+EOT
+chmod +x "$scratch/fakebin/make"
+
+PATH="$scratch/fakebin:$PATH" "$tree/run-scenario" --version >"$scratch/rs.out" 2>"$scratch/rs.err" &
+pid=$!
+n=0
+while [ ! -s "$scratch/make.pid" ] && [ $n -lt 500 ]; do
+	sleep 0.02
+	n=$((n + 1))
+done
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+mk=$(cat "$scratch/make.pid" 2>/dev/null)
+sleep 0.1
+[ "$rc" -eq 143 ] && grep -q "interrupted by SIGTERM during the build: nothing was run" "$scratch/rs.err" &&
+	[ -n "$mk" ] && ! kill -0 "$mk" 2>/dev/null && [ ! -s "$scratch/rs.out" ]
+ok $? "SIGTERM during the build: exit 143 (got $rc), reported, the build stopped, nothing run: $(cat "$scratch/rs.err")"
+[ -n "$mk" ] && kill -9 "$mk" 2>/dev/null
+
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	chmod -R go-w "$tree"
+	chmod 755 "$scratch" "$tree" "$tree/build" "$tree/harness" "$tree/scenarios" "$tree/scripts"
+	rm -f "$tree/build/make.out"
+	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+	nobody "$tree/run-scenario" --version >"$scratch/rs.out" 2>"$scratch/rs.err"
+	rc=$?
+	[ "$rc" -eq 0 ] && grep -q '^mmtorture [0-9]' "$scratch/rs.out" && [ ! -e "$tree/build/make.out" ]
+	ok $? "another user, current binary: runs it (exit $rc), writes nothing to the tree: $(cat "$scratch/rs.out" "$scratch/rs.err")"
+	touch "$tree/harness/main.c"
+	nobody "$tree/run-scenario" --version >"$scratch/rs.out" 2>"$scratch/rs.err"
+	rc=$?
+	[ "$rc" -eq 3 ] && grep -q "older than $tree/harness/main.c, and $tree/build is not writable by you" "$scratch/rs.err" &&
+		[ ! -s "$scratch/rs.out" ]
+	ok $? "another user, stale binary: exit 3 naming the newer source: $(cat "$scratch/rs.err")"
+else
+	skip "needs root and setpriv to run as another user"
+	skip "needs root and setpriv to run as another user"
+fi
+
+done_testing
