@@ -568,7 +568,8 @@ int main(int argc, char **argv)
 						mmt_results_abandon(&out);
 						return EXIT_HARNESS;
 					}
-					keep_for_table(table_runs, rec, events_on && cli.events, &omitted);
+					if (to_stdout || cli.format != MMT_FORMAT_JSON)
+						keep_for_table(table_runs, rec, events_on && cli.events, &omitted);
 					json_decref(rec);
 					if (tot.interrupted_sig)
 						break;
