@@ -317,6 +317,8 @@ static int take_lock(bool create, char *err, size_t len)
 
 	if (lock_fd >= 0)
 		return 0;
+	if (state_fd >= 0)
+		close(state_fd);
 	state_fd = open_state_dir(create, err, len);
 	if (state_fd < 0) {
 		int rc = state_fd;
@@ -515,6 +517,10 @@ void mmt_sysctl_restore_all(void)
 	if (lock_fd >= 0) {
 		close(lock_fd);
 		lock_fd = -1;
+	}
+	if (state_fd >= 0) {
+		close(state_fd);
+		state_fd = -1;
 	}
 	errno = saved_errno;
 }

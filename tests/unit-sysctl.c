@@ -8,6 +8,7 @@
 #include "sysctl.h"
 #include "tap.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -38,6 +39,18 @@ static const char *get(const char *path)
 	}
 	buf[strcspn(buf, "\n")] = '\0';
 	return buf;
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
 }
 
 /* Child: change numa_balancing to 1, then end as told. */
@@ -153,6 +166,17 @@ int main(void)
 	} else {
 		tap_ok(1, "# SKIP ownership needs root");
 		tap_ok(1, "# SKIP ownership needs root");
+	}
+	{
+		/* mmrace sets and restores once per run: nothing may pile up. */
+		int before = count_fds(), ok = 1;
+
+		for (int i = 0; i < 50 && ok; i++) {
+			ok = !mmt_sysctl_set("/proc/sys/kernel/numa_balancing", "1", err, sizeof(err));
+			mmt_sysctl_restore_all();
+		}
+		tap_ok(ok && count_fds() == before && !strcmp(get(nb), "0"),
+		       "50 set/restore cycles: no descriptor left open (%d before, %d after)", before, count_fds());
 	}
 	tap_ok(mmt_sysctl_set("/etc/passwd", "x", err, sizeof(err)) && strstr(err, "not a sysctl"),
 	       "only /proc/sys files are changed: %s", err);
