@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char top[64], nb[128], journal[128], dir[128];
+static char top[64], nb[256], journal[320], dir[256];
 
 static void put(const char *path, const char *text)
 {
