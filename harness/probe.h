@@ -21,7 +21,7 @@
 #include "compiler.h"
 #include <stdint.h>
 
-#define MMT_PROBE_BUDGET_NS (500ull * 1000000ull)
+#define MMT_PROBE_BUDGET_NS (100ull * 1000000ull)
 /* Not 5 s: this project's VM has seen its vCPUs stalled that long by the host. */
 #define MMT_PROBE_HANG_NS (20ull * 1000000000ull)
 

@@ -4,6 +4,7 @@
 #include "tap.h"
 
 #include <dirent.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -167,6 +168,29 @@ int main(void)
 		json_decref(frame);
 	}
 	tap_is_int(count_entries(dir), entries, "... and its temp file is gone");
+	{
+		/* 100,000 records through the writer: memory stays where it was
+		 * after the first thousand (the writer keeps none of them). */
+		struct mmt_results_writer w;
+		const json_t *rec = json_array_get(json_object_get(doc, "runs"), 0);
+		struct rusage ru;
+		long first = 0;
+		int ok = 1;
+
+		snprintf(path, sizeof(path), "%s/many.json", dir);
+		ok = !mmt_results_open(&w, path, err, sizeof(err));
+		for (int i = 0; i < 100000 && ok; i++) {
+			ok = !mmt_results_add_run(&w, rec, err, sizeof(err));
+			if (i == 1000) {
+				getrusage(RUSAGE_SELF, &ru);
+				first = ru.ru_maxrss;
+			}
+		}
+		getrusage(RUSAGE_SELF, &ru);
+		mmt_results_abandon(&w);
+		tap_ok(ok && ru.ru_maxrss - first < 1024,
+		       "100,000 records streamed: peak memory +%ld KiB after the first 1000", ru.ru_maxrss - first);
+	}
 	snprintf(path, sizeof(path), "%s/sub/r.json", dir);
 	tap_ok(mmt_results_write_atomic(doc, path, err, sizeof(err)) == -1,
 	       "write into a missing directory fails cleanly");
