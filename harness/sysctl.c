@@ -29,6 +29,9 @@ static struct {
 	int state;
 } saved[MAX_SYSCTLS];
 static volatile int nr_saved;
+/* The process that changed them: a forked child (mmrace's migrator) that
+ * dies of a signal must not restore its parent's values under it. */
+static volatile pid_t owner;
 static int state_fd = -1, lock_fd = -1, journal_fd = -1;
 static char root[256], state_dir[512];
 
@@ -135,16 +138,20 @@ static int hexval(char c)
 	return -1;
 }
 
-/* A journal may only name files under <root>/proc/sys/, without "..". */
+/* A journal may only name sysctls (<root>/proc/sys/...) and module
+ * parameters (<root>/sys/module/M/parameters/..., the mutant kernel's
+ * switches), without "..". */
 static bool sysctl_path_ok(const char *p)
 {
-	char prefix[300];
-	size_t n;
+	char sys[300], mod[300];
+	size_t r = strlen(root);
 
-	snprintf(prefix, sizeof(prefix), "%s/proc/sys/", root);
-	n = strlen(prefix);
-	if (strncmp(p, prefix, n) || strstr(p, "/../") || strstr(p, "/./") ||
-	    (strlen(p) >= 3 && !strcmp(p + strlen(p) - 3, "/..")))
+	snprintf(sys, sizeof(sys), "%s/proc/sys/", root);
+	snprintf(mod, sizeof(mod), "%s/sys/module/", root);
+	if (strncmp(p, sys, strlen(sys)) &&
+	    (strncmp(p, mod, strlen(mod)) || !strstr(p + r, "/parameters/")))
+		return false;
+	if (strstr(p, "/../") || strstr(p, "/./") || (strlen(p) >= 3 && !strcmp(p + strlen(p) - 3, "/..")))
 		return false;
 	for (const char *c = p; *c; c++)
 		if (*c <= ' ' || *c == 0x7f)
@@ -247,8 +254,8 @@ static int repair_locked(int dfd, FILE *log, bool *repaired, char *err, size_t l
 		*hex++ = '\0';
 		path = line + 4;
 		if (!sysctl_path_ok(path))
-			return fail(err, len, "%s/" JOURNAL ": line %d names %s, not a file under %s/proc/sys/: refusing it",
-				    state_dir, lineno, path, root);
+			return fail(err, len, "%s/" JOURNAL ": line %d names %s, not a sysctl or module parameter: refusing it",
+				    state_dir, lineno, path);
 		for (k = 0; hex[2 * k] && hex[2 * k + 1] && k < sizeof(ent[0].value); k++) {
 			int hi = hexval(hex[2 * k]), lo = hexval(hex[2 * k + 1]);
 
@@ -428,7 +435,7 @@ int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 	resolve_paths();
 	snprintf(path, sizeof(path), "%s%s", root, sysctl);
 	if (!sysctl_path_ok(path))
-		return fail(err, len, "%s is not a sysctl under /proc/sys", sysctl);
+		return fail(err, len, "%s is not a sysctl (/proc/sys) or module parameter", sysctl);
 	if (!at_exit) {
 		atexit(restore_at_exit); /* exit() anywhere, e.g. a worker that cannot start */
 		at_exit = true;
@@ -467,6 +474,7 @@ int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 		saved[i].len = (size_t)n;
 		snprintf(saved[i].path, sizeof(saved[i].path), "%s", path);
 		saved[i].state = SLOT_PENDING;
+		owner = getpid();
 		nr_saved = i + 1; /* before the write: a signal from now on restores it */
 	}
 	fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -485,6 +493,8 @@ void mmt_sysctl_restore_all(void)
 	int saved_errno = errno;
 	bool all_done = true;
 
+	if (nr_saved && owner != getpid())
+		return;
 	for (int i = nr_saved - 1; i >= 0; i--) {
 		int expect = SLOT_PENDING, fd;
 		bool ok;

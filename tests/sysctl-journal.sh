@@ -30,7 +30,7 @@ start_race() {
 	# A background job of a non-interactive shell ignores SIGINT and
 	# SIGQUIT; give the run the default dispositions a terminal would.
 	env --default-signal "$MMT_BIN" mmrace --variant race --duration 60s \
-		--region-mb 16 --compact 0 --events none --output "$scratch/race.json" \
+		--walk-pages 1024 --compact 0 --events none --output "$scratch/race.json" \
 		>"$scratch/race.out" 2>&1 &
 	pid=$!
 	n=0
@@ -96,7 +96,7 @@ ok $? "a run after that finds nothing to repair"
 # A second run while the first holds the lock does without, naming it.
 start_race
 first=$pid
-"$MMT_BIN" mmrace --variant race --duration 300ms --region-mb 16 --compact 0 --events none \
+"$MMT_BIN" mmrace --variant race --duration 300ms --walk-pages 1024 --compact 0 --events none \
 	--output "$scratch/second.json" >/dev/null 2>&1
 get "$scratch/second.json" runs.0.metrics.actors.numa_balancing | grep -q "another mmtorture run (pid $first) is changing sysctls"
 ok $? "a concurrent run does without NUMA balancing: $(get "$scratch/second.json" runs.0.metrics.actors.numa_balancing)"
@@ -108,14 +108,14 @@ ok $? "the first run still restores (SIGINT)"
 # A planted symlink is never followed, and the run says why it did without.
 rm -f "$state/lock"
 ln -s "$scratch/planted" "$state/lock"
-"$MMT_BIN" mmrace --variant race --duration 300ms --region-mb 16 --compact 0 --events none \
+"$MMT_BIN" mmrace --variant race --duration 300ms --walk-pages 1024 --compact 0 --events none \
 	--output "$scratch/planted.json" >/dev/null 2>&1
 [ ! -e "$scratch/planted" ] && [ "$(cat "$nb")" = 0 ] &&
 	get "$scratch/planted.json" runs.0.metrics.actors.numa_balancing | grep -q "symlink"
 ok $? "a symlink planted as the lock is refused, nothing created: $(get "$scratch/planted.json" runs.0.metrics.actors.numa_balancing)"
 rm -f "$state/lock"
 chmod 755 "$state"
-"$MMT_BIN" mmrace --variant race --duration 300ms --region-mb 16 --compact 0 --events none \
+"$MMT_BIN" mmrace --variant race --duration 300ms --walk-pages 1024 --compact 0 --events none \
 	--output "$scratch/mode.json" >/dev/null 2>&1
 get "$scratch/mode.json" runs.0.metrics.actors.numa_balancing | grep -q "open to other users (mode 0755"
 ok $? "a state directory others can enter is refused: $(get "$scratch/mode.json" runs.0.metrics.actors.numa_balancing)"

@@ -142,7 +142,7 @@ int main(void)
 		put(journal, line);
 		chmod(journal, 0600);
 		tap_ok(mmt_sysctl_repair(stdout, err, sizeof(err)) == MMT_REPAIR_FAILED &&
-			       strstr(err, "not a file under") && !strcmp(get(victim), "keep"),
+			       strstr(err, "not a sysctl or module parameter") && !strcmp(get(victim), "keep"),
 		       "a journal naming a file outside /proc/sys is refused: %s", err);
 		snprintf(line, sizeof(line), "mmtorture-sysctl-journal 1 pid 4242\nset %s/proc/sys/../../victim 300a\n", top);
 		put(journal, line);
@@ -179,7 +179,26 @@ int main(void)
 		       "50 set/restore cycles: no descriptor left open (%d before, %d after)", before, count_fds());
 	}
 	tap_ok(mmt_sysctl_set("/etc/passwd", "x", err, sizeof(err)) && strstr(err, "not a sysctl"),
-	       "only /proc/sys files are changed: %s", err);
+	       "only /proc/sys files and module parameters are changed: %s", err);
+	{
+		/* A forked child (mmrace's migrator) that dies of a signal leaves
+		 * its parent's values alone. */
+		pid_t pid;
+		int st2;
+
+		mmt_sysctl_guard_signals();
+		tap_ok(!mmt_sysctl_set("/proc/sys/kernel/numa_balancing", "1", err, sizeof(err)), "set in the parent");
+		pid = fork();
+		if (!pid) {
+			raise(SIGTERM);
+			_exit(1);
+		}
+		waitpid(pid, &st2, 0);
+		tap_ok(WIFSIGNALED(st2) && !strcmp(get(nb), "1") && !access(journal, F_OK),
+		       "a child killed by a signal restores nothing of its parent's (%s)", get(nb));
+		mmt_sysctl_restore_all();
+		tap_is_str(get(nb), "0", "the parent restores its own");
+	}
 	{
 		char cmd[128];
 
