@@ -61,7 +61,16 @@ static int child(int how)
 
 	if (!pid) {
 		char err[256];
+		sigset_t none;
 
+		/* As from a terminal: a shell's background job (make check
+		 * under nohup) inherits SIGQUIT ignored, and an ignored signal
+		 * is rightly left alone by the guard. */
+		for (int s = 1; s < 32; s++)
+			if (s != SIGKILL && s != SIGSTOP)
+				signal(s, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		mmt_sysctl_guard_signals();
 		if (mmt_sysctl_set("/proc/sys/kernel/numa_balancing", "1", err, sizeof(err))) {
 			printf("# child: %s\n", err);
