@@ -93,6 +93,14 @@ static int open_state_dir(bool create, char *err, size_t len)
 	int fd;
 
 	resolve_paths();
+	if (create) {
+		/* A bare initramfs (scripts/numa-vm's guests) has no /run. */
+		char run[300];
+
+		snprintf(run, sizeof(run), "%s/run", root);
+		if (mkdir(run, 0755) && errno != EEXIST)
+			return fail(err, len, "cannot create %s: %s", run, strerror(errno));
+	}
 	if (create && mkdir(state_dir, 0700) && errno != EEXIST)
 		return fail(err, len, "cannot create %s: %s", state_dir, strerror(errno));
 	fd = open(state_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
