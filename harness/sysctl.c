@@ -496,6 +496,43 @@ int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 	return 0;
 }
 
+int mmt_sysctl_mark(void)
+{
+	return nr_saved;
+}
+
+void mmt_sysctl_restore_to(int mark)
+{
+	bool all_done = true;
+
+	if (mark <= 0) {
+		mmt_sysctl_restore_all();
+		return;
+	}
+	if (owner != getpid())
+		return;
+	for (int i = nr_saved - 1; i >= mark; i--) {
+		int expect = SLOT_PENDING, fd;
+		bool ok;
+
+		if (!__atomic_compare_exchange_n(&saved[i].state, &expect, SLOT_BUSY, false,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			all_done &= expect == SLOT_DONE;
+			continue;
+		}
+		fd = open(saved[i].path, O_WRONLY | O_CLOEXEC);
+		ok = fd >= 0 && write(fd, saved[i].value, saved[i].len) == (ssize_t)saved[i].len;
+		if (fd >= 0)
+			close(fd);
+		__atomic_store_n(&saved[i].state, ok ? SLOT_DONE : SLOT_FAILED, __ATOMIC_RELEASE);
+		all_done &= ok;
+	}
+	/* The journal keeps their lines: restoring an original twice is
+	 * harmless, and the earlier values are still changed. */
+	if (all_done)
+		nr_saved = mark;
+}
+
 void mmt_sysctl_restore_all(void)
 {
 	int saved_errno = errno;

@@ -35,6 +35,13 @@ int mmt_sysctl_set(const char *path, const char *value, char *err, size_t len);
  * be written back keeps the journal for the next run. */
 void mmt_sysctl_restore_all(void);
 
+/* Scoped restores, for a scenario that changes sysctls for one run while
+ * the invocation keeps its own (--mutant): the count set so far, and a
+ * restore of those set since (not async-signal-safe; a dying process
+ * calls mmt_sysctl_restore_all). */
+int mmt_sysctl_mark(void);
+void mmt_sysctl_restore_to(int mark);
+
 /* Fatal signals (everything whose default is to terminate, but SIGKILL,
  * SIGSTOP and the ones the caller has blocked) restore, then die as they
  * would have.  Install before the first mmt_sysctl_set. */

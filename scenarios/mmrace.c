@@ -255,6 +255,7 @@ static int mmrace_prepare(struct mmt_run *run)
 		return -1;
 	run->priv = p;
 	p->run = run;
+	p->sysctl_mark = mmt_sysctl_mark();
 	p->memfd[0] = p->memfd[1] = p->pagemap_fd = -1;
 	p->variant = (int)(run->variant - mmr_variants);
 	p->hot = p->variant == V_RACE_THP ? 512 : (unsigned)run->opt[OPT_HOT_PAGES];
@@ -523,7 +524,8 @@ static void mmrace_cleanup(struct mmt_run *run)
 
 	mmr_migrator_stop(p);
 	mmr_remove_segv();
-	mmt_sysctl_restore_all();
+	/* Only this run's: --mutant's switches stay for the invocation. */
+	mmt_sysctl_restore_to(p->sysctl_mark);
 	unmap_region(p);
 	if (p->pagemap_fd >= 0)
 		close(p->pagemap_fd);

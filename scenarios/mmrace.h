@@ -124,6 +124,7 @@ struct mmr_priv {
 	int pagemap_fd;
 	pid_t child;
 	json_t *actors;
+	int sysctl_mark;		/* sysctls set before this run's */
 	long thp_kb;			/* race-thp: ShmemPmdMapped once populated */
 	uint64_t guard_ns;		/* a one-walk mprotect of the hot pages alone */
 	double walk_ns_ema, migrate_ns_ema;

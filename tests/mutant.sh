@@ -48,5 +48,14 @@ else
 	sed 's/^/# /' "$scratch/proof.txt"
 	[ "$prc" -eq 0 ]
 	ok $? "mutant kernel, one boot: switch ON loses writes, OFF and the control lose none (scripts/mutant-proof)"
+	# --mutant holds for the whole invocation, not only its first run.
+	printf 'mmtorture mmrace --variant race --repeat 2 --threads 3 --placement spread --duration 1s --compact 0 --events none --mutant tlb_flush_pending=on --output /results/two.json >/dev/null 2>&1\ncat /sys/module/mmt_mutant/parameters/tlb_flush_pending\n' >"$scratch/two.sh"
+	MMT_RESULTS_DIR="$scratch/two" timeout -k 10 300 "$MMT_SRCDIR/scripts/numa-vm" --nodes 2 --cpus 4 --kernel "$image" \
+		--script "$scratch/two.sh" >"$scratch/two.out" 2>"$scratch/two.err"
+	f="$scratch/two/two.json"
+	[ -f "$f" ] && [ "$(get "$f" runs.0.metrics.mutant.switches.tlb_flush_pending.on)" = true ] &&
+		[ "$(get "$f" runs.1.metrics.mutant.switches.tlb_flush_pending.on)" = true ] &&
+		[ "$(tail -n 1 "$scratch/two.out")" = N ]
+	ok $? "--mutant: the switch is on for every run of the invocation, and off after it"
 fi
 done_testing
