@@ -19,16 +19,16 @@ damaged() {
 		grep -q "^mmtorture-result: $f: .*$2" "$scratch/v.err"
 	ok $? "$1: exit 2 ($vrc), names the file and the field: $(cat "$scratch/v.err")"
 }
-damaged status-number "runs\[0\].status has the wrong type" '0,/"status": "ok"/s//"status": 7/'
-damaged seed-number "metadata.seed has the wrong type" 's/^    "seed": "[0-9]*"/    "seed": 7/'
-damaged run-seed-hex "runs\[0\].seed is not a string of decimal digits" '0,/"seed": "[0-9]*"/s//"seed": "0x10"/'
-damaged no-summary "document.summary is missing" 's/"summary":/"summarx":/'
-damaged key-flip "runs\[0\].variant is missing" '0,/"variant":/s//"varianu":/'
+damaged status-number "runs\[0\].status: " '0,/"status": "ok"/s//"status": 7/'
+damaged seed-letters "metadata.seed: " 's/^    "seed": "[0-9]*"/    "seed": "7x"/'
+damaged run-seed-hex "runs\[0\].seed: " '0,/"seed": "[0-9]*"/s//"seed": "0x10"/'
+damaged no-summary "summary: is missing" 's/"summary":/"summarx":/'
+damaged key-flip "runs\[0\].variant: is missing" '0,/"variant":/s//"varianu":/'
 damaged nan "not valid JSON (line" '0,/"ops_per_sec": [0-9.e+]*/s//"ops_per_sec": NaN/'
-damaged huge-number "runs\[0\].iterations has the wrong type\|not valid JSON" "0,/\"iterations\": [0-9]*/s//\"iterations\": $(printf '%05000d' 9)/"
+damaged huge-number "runs\[0\].iterations: \|not valid JSON" "0,/\"iterations\": [0-9]*/s//\"iterations\": $(printf '%05000d' 9)/"
 damaged truncated "not valid JSON" '$d'
-damaged schema-2 "schema_version 2 is not 1" 's/"schema_version": 1/"schema_version": 2/'
-damaged count "summary.runs does not match" 's/^    "runs": 2,/    "runs": 3,/'
+damaged schema-2 "schema_version: " 's/"schema_version": 1/"schema_version": 2/'
+damaged count "summary.runs: does not match" 's/^    "runs": 2,/    "runs": 3,/'
 printf '%*s' 3000 '' | tr ' ' '[' >"$scratch/deep.json"
 "$MMT_VALIDATE" "$scratch/deep.json" 2>"$scratch/v.err"
 [ $? -eq 2 ] && grep -q "deep.json" "$scratch/v.err"
