@@ -32,9 +32,16 @@ forbidden=SB+mbs,MP+wmb+rmb,MP+poreleaseacquire,LB+acqrel,LB+ctrls,CoRR
 A litmus --test "$forbidden" --primitives all --sync 2 --iterations 30000 --events none --output "$scratch/lit.json"
 [ "$rc" -eq 0 ] && ! runs "$scratch/lit.json" | awk '$5 != 0' | grep -q .
 ok $? "litmus: forbidden outcomes never seen with any primitive set (exit $rc)"
-A litmus --test SB --primitives kernel --sync 2 --iterations 30000 --events none --output "$scratch/sb.json"
-[ "$rc" -eq 0 ] && [ "$(get "$scratch/sb.json" runs.0.witnesses.count)" -gt 0 ]
-ok $? "litmus: SB still seen through qemu ($(get "$scratch/sb.json" runs.0.witnesses.count))"
+# Seeing an allowed outcome is luck with the host's scheduling: on a loaded
+# machine a batch can pass without one, so up to 5 bounded tries, each said.
+for try in 1 2 3 4 5; do
+	A litmus --test SB --primitives kernel --sync 2 --iterations 30000 --events none --output "$scratch/sb.json"
+	seen=$(get "$scratch/sb.json" runs.0.witnesses.count 2>/dev/null || echo 0)
+	[ "$rc" -eq 0 ] && [ "$seen" -gt 0 ] && break
+	echo "# try $try: SB not seen (exit $rc, $seen witnesses)"
+done
+[ "$rc" -eq 0 ] && [ "$seen" -gt 0 ]
+ok $? "litmus: SB still seen through qemu ($seen, try $try)"
 
 for sc in msgpass ring seqcount; do
 	A "$sc" --variant all --duration 200ms --events none --output "$scratch/$sc.json"
