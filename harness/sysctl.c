@@ -496,51 +496,13 @@ int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 	return 0;
 }
 
-int mmt_sysctl_mark(void)
-{
-	return nr_saved;
-}
-
-void mmt_sysctl_restore_to(int mark)
+/* Writes back slots [lo, nr_saved), newest first; async-signal-safe.
+ * True when every one of them is back. */
+static bool restore_slots(int lo)
 {
 	bool all_done = true;
 
-	if (mark <= 0) {
-		mmt_sysctl_restore_all();
-		return;
-	}
-	if (owner != getpid())
-		return;
-	for (int i = nr_saved - 1; i >= mark; i--) {
-		int expect = SLOT_PENDING, fd;
-		bool ok;
-
-		if (!__atomic_compare_exchange_n(&saved[i].state, &expect, SLOT_BUSY, false,
-						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-			all_done &= expect == SLOT_DONE;
-			continue;
-		}
-		fd = open(saved[i].path, O_WRONLY | O_CLOEXEC);
-		ok = fd >= 0 && write(fd, saved[i].value, saved[i].len) == (ssize_t)saved[i].len;
-		if (fd >= 0)
-			close(fd);
-		__atomic_store_n(&saved[i].state, ok ? SLOT_DONE : SLOT_FAILED, __ATOMIC_RELEASE);
-		all_done &= ok;
-	}
-	/* The journal keeps their lines: restoring an original twice is
-	 * harmless, and the earlier values are still changed. */
-	if (all_done)
-		nr_saved = mark;
-}
-
-void mmt_sysctl_restore_all(void)
-{
-	int saved_errno = errno;
-	bool all_done = true;
-
-	if (nr_saved && owner != getpid())
-		return;
-	for (int i = nr_saved - 1; i >= 0; i--) {
+	for (int i = nr_saved - 1; i >= lo; i--) {
 		int expect = SLOT_PENDING, fd;
 		bool ok;
 
@@ -557,6 +519,34 @@ void mmt_sysctl_restore_all(void)
 		__atomic_store_n(&saved[i].state, ok ? SLOT_DONE : SLOT_FAILED, __ATOMIC_RELEASE);
 		all_done &= ok;
 	}
+	return all_done;
+}
+
+int mmt_sysctl_mark(void)
+{
+	return nr_saved;
+}
+
+void mmt_sysctl_restore_to(int mark)
+{
+	if (mark <= 0) {
+		mmt_sysctl_restore_all();
+		return;
+	}
+	/* The journal keeps their lines: restoring an original twice is
+	 * harmless, and the earlier values are still changed. */
+	if (owner == getpid() && restore_slots(mark))
+		nr_saved = mark;
+}
+
+void mmt_sysctl_restore_all(void)
+{
+	int saved_errno = errno;
+	bool all_done;
+
+	if (nr_saved && owner != getpid())
+		return;
+	all_done = restore_slots(0);
 	if (!all_done) {
 		/* Keep journal and lock as they are: the process is dying
 		 * with a value not put back, and the next run repairs it. */
