@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+#include "sync-tune.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+/* The period law's constants (mmt_tune_period), in cycles, chosen on this
+ * project's VM (AMD EPYC) from SB's witnesses/s per tuned latency
+ * (sync_track segments), 2026-12-03, one L3 (80-150 cycles one way):
+ * fixed 16 + L/4: 21-31M/s; 32 + L/3: 9-20M/s; 16 + L/8: 4-10M/s (the
+ * threads run free); 16 + L with the clock read ordered: 13.8-14.8M/s. */
+#define PERIOD_FIXED 16
+#define PERIOD_PER_LATENCY_NUM 1
+#define PERIOD_PER_LATENCY_DEN 4
+#define PERIOD_MIN 16
+#define PERIOD_MAX 1000000
+/* Grid steps per octave for the level. */
+#define LEVEL_STEPS 8
+#define HYSTERESIS 2.0
+
+static bool differs(uint64_t x, uint64_t ref, double ratio)
+{
+	return (double)x > (double)ref * ratio || (double)x * ratio < (double)ref;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static uint64_t window_median(const struct mmt_tune *t)
+{
+	uint64_t v[MMT_TUNE_WINDOW];
+
+	for (unsigned i = 0; i < t->n; i++)
+		v[i] = t->win[i];
+	qsort(v, t->n, sizeof(v[0]), cmp_u64);
+	return t->n % 2 ? v[t->n / 2] : (v[t->n / 2 - 1] + v[t->n / 2]) / 2;
+}
+
+static void push(struct mmt_tune *t, uint64_t x)
+{
+	t->win[t->next] = x;
+	t->next = (t->next + 1) % MMT_TUNE_WINDOW;
+	if (t->n < MMT_TUNE_WINDOW)
+		t->n++;
+	t->est = window_median(t);
+}
+
+/* The level follows the estimate once it is more than HYSTERESIS steps
+ * away (a placement's samples spread about 10%), and then sits on the
+ * grid point nearest. */
+static void follow(struct mmt_tune *t)
+{
+	double steps = log2((double)(t->est ? t->est : 1)) * LEVEL_STEPS;
+
+	if (t->level && fabs(steps - log2((double)t->level) * LEVEL_STEPS) <= 1.0)
+		return;
+	t->level = (uint64_t)llround(exp2(round(steps) / LEVEL_STEPS));
+	if (!t->level)
+		t->level = 1;
+}
+
+void mmt_tune_init(struct mmt_tune *t, double ratio, uint64_t first)
+{
+	*t = (struct mmt_tune){ .ratio = ratio };
+	push(t, first);
+	follow(t);
+}
+
+int mmt_tune_sample(struct mmt_tune *t, uint64_t x)
+{
+	int what = MMT_TUNE_KEPT;
+
+	t->samples++;
+	if (!differs(x, t->est, t->ratio)) {
+		if (t->has_pending)
+			t->outliers++;	/* the one held back stood alone */
+		t->has_pending = false;
+		push(t, x);
+	} else if (t->has_pending && !differs(x, t->pending, t->ratio)) {
+		/* Two in a row agree on somewhere else: the vCPUs moved. */
+		t->n = t->next = 0;
+		push(t, t->pending);
+		push(t, x);
+		t->has_pending = false;
+		t->retunes++;
+		what = MMT_TUNE_MOVED;
+	} else {
+		if (t->has_pending)
+			t->outliers++;
+		t->pending = x;
+		t->has_pending = true;
+		return MMT_TUNE_HELD;
+	}
+	follow(t);
+	return what;
+}
+
+uint64_t mmt_tune_period(uint64_t one_way)
+{
+	uint64_t p = PERIOD_FIXED + one_way * PERIOD_PER_LATENCY_NUM / PERIOD_PER_LATENCY_DEN;
+
+	return p < PERIOD_MIN ? PERIOD_MIN : p > PERIOD_MAX ? PERIOD_MAX : p;
+}
