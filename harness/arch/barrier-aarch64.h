@@ -67,4 +67,13 @@ static inline uint64_t mmt_cycles(void)
 	return v;
 }
 
+/* Without the isb: earlier loads may still be in flight. */
+static inline uint64_t mmt_cycles_unordered(void)
+{
+	uint64_t v;
+
+	__asm__ __volatile__("mrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+
 #endif

@@ -26,4 +26,9 @@ static inline uint64_t mmt_cycles(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static inline uint64_t mmt_cycles_unordered(void)
+{
+	return mmt_cycles();
+}
+
 #endif

@@ -46,4 +46,14 @@ static inline uint64_t mmt_cycles(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+/* rdtsc waits for nothing: a loop waiting for a start time with it lets
+ * the loads issued before it stay in flight (litmus's tsc slots). */
+static inline uint64_t mmt_cycles_unordered(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return ((uint64_t)hi << 32) | lo;
+}
+
 #endif

@@ -10,6 +10,8 @@
  *   smp_load_acquire(p)      load with acquire semantics
  *   cpu_relax()              spin-wait hint (also a compiler barrier)
  *   mmt_cycles()             cheap per-CPU cycle/timer counter
+ *   mmt_cycles_unordered()   the same, free to be read while earlier loads
+ *                            are still in flight (a start-time wait)
  *   MMT_ARCH_NAME            "x86_64", "aarch64", ...
  *
  * A second full barrier, smp_mb_fence(), is the architecture's dedicated
