@@ -100,8 +100,10 @@ uint64_t mmr_verify_words(struct mmr_priv *p, struct mmr_writer *ws, unsigned w,
 	}
 	ws->verified += ws->nwords - lost;
 	ws->lost += lost;
-	if (lost && !ws->first_lost_ns) {
-		ws->first_lost_ns = mmt_now_ns();
+	/* Detection speed through the common helper (the record's
+	 * "detection", in stores); async-signal-safe: a clock read. */
+	if (lost && ws->wk && !ws->wk->first_witness_ns) {
+		mmt_witness_first(ws->wk, ws->stores);
 		ws->first_lost_iter = iteration;
 	}
 	return lost;

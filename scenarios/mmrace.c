@@ -328,6 +328,7 @@ static void mmrace_worker(struct mmt_worker *w)
 			pthread_join(compactor, NULL);
 	} else if (w->id - 1 < p->nwriters && (n == 2 || w->id < n - 1)) {
 		w->role = "writer";
+		p->ws[w->id - 1].wk = w;
 		mmr_writer_main(p, w->id - 1);
 		w->ops = p->ws[w->id - 1].stores;
 	} else {
@@ -435,8 +436,9 @@ static void mmrace_verify(struct mmt_run *run)
 		lost += ws->lost;
 		p->outcomes[OUT_VERIFIED] += ws->verified;
 		stuck += ws->stuck;
-		if (ws->first_lost_ns && (!first_lost_ns || ws->first_lost_ns < first_lost_ns)) {
-			first_lost_ns = ws->first_lost_ns;
+		if (ws->wk && ws->wk->first_witness_ns &&
+		    (!first_lost_ns || ws->wk->first_witness_ns < first_lost_ns)) {
+			first_lost_ns = ws->wk->first_witness_ns;
 			first_lost_iter = ws->first_lost_iter;
 		}
 		if (ws->crashed) {

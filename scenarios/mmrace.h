@@ -99,7 +99,8 @@ struct mmr_writer {
 	uint64_t fault_seen __mmt_aligned;	/* last iteration it faulted in */
 	uint64_t acked;			/* last iteration it verified after */
 	uint64_t stale_left, stale_stores;	/* broken-stale-mapping */
-	uint64_t first_lost_ns, first_lost_iter;
+	uint64_t first_lost_iter;	/* the protector's iteration; the time is wk's */
+	struct mmt_worker *wk;		/* the writer's worker: detection speed */
 	int cpu;
 	volatile sig_atomic_t faulted;
 	bool crashed, stuck, stale_hold;
