@@ -77,6 +77,16 @@ static inline void mmt_track_poll(struct mmt_worker *w, uint64_t ops)
 	}
 }
 
+/* For loops that reach a poll seldom (litmus: only between batches, never
+ * inside the racing iteration): the leader looks at the clock at every
+ * call, not every MMT_TRACK_POLLS_PER_CLOCK-th. */
+static inline void mmt_track_poll_seldom(struct mmt_worker *w, uint64_t ops)
+{
+	if (w->track_role == MMT_TRACK_LEADER)
+		w->track_countdown = 1;
+	mmt_track_poll(w, ops);
+}
+
 /* Runner side: a tracker for run (NULL when the scenario does not take
  * part, has fewer than two workers, or tracking is off), the roles set in
  * run->workers[0] and [1]; interval_ns 0 means off. */

@@ -21,7 +21,12 @@
  * userfence (a rendezvous and a full fence before every iteration, as
  * litmus7 -barrier userfence) or tsc (each thread starts iteration i at
  * t0 + i * --period cycles, plus a random --delay), or all three in turn
- * with witnesses counted per mode.  The registers and final values an
+ * with witnesses counted per mode.  By default the tsc period and P0's
+ * userfence wait follow the one-way latency between P0 and P1, measured
+ * before every batch and filtered by harness/sync-tune.c: the host moves
+ * the vCPUs between placements whose latencies differ tenfold, and a
+ * period right for one is wrong for the others (issue 16).  Each run of
+ * batches at one tuned latency is a segment of the record's sync_track.  The registers and final values an
  * outcome names are stored per iteration and counted after each batch,
  * outside the racing loop.  userfence makes every iteration wait for every
  * thread, so a batch can outlast the run on an overloaded machine (a TCG
@@ -46,6 +51,9 @@
 #include "cli.h"
 #include "scenario.h"
 #include "litmus-prims.h"
+#include "placement-track.h"
+#include "probe.h"
+#include "sync-tune.h"
 
 enum { LK_SYNC_NONE, LK_SYNC_USERFENCE, LK_SYNC_TSC, LK_NR_SYNC, LK_SYNC_ROTATE = LK_NR_SYNC };
 static const char *const sync_names[LK_NR_SYNC] = { "none", "userfence", "tsc" };
@@ -55,7 +63,8 @@ static const char *const sync_names[LK_NR_SYNC] = { "none", "userfence", "tsc" }
 #define LK_MAXK 8	/* values in an outcome */
 #define LK_MAXR 8	/* registers per thread an outcome names */
 #define LK_MAXH 64	/* distinct outcomes kept */
-#define LK_MAXLAT 256	/* per-batch latency samples kept */
+#define LK_MAXSEG 64	/* sync_track segments kept; the rest is summed as overflow */
+#define LK_FALLBACK_PERIOD 300	/* adaptive with one thread: nothing to measure */
 #define LK_ADDR_TAG (-1000)
 #define LK_ADDR_OF(j) (LK_ADDR_TAG - (j))
 #define LK_INIT_ADDR(j) LK_ADDR_OF(j)
@@ -72,11 +81,12 @@ struct lk_ctx {
 	uint64_t t0, period, delay, gen;
 	uint64_t uf_delay;	/* userfence: P0's wait after releasing the others */
 	unsigned nthreads, nvars;
+	uint64_t late[LK_MAXT];	/* tsc: iterations of the batch each thread began after its slot */
 	int64_t *out[LK_MAXT];	/* batch * LK_MAXR registers per thread */
 	struct {
 		uint64_t v;
 	} __mmt_aligned arrive[LK_MAXT];
-	uint64_t cal[2][MMT_PAD_BYTES / 8] __mmt_aligned;	/* calibration ping-pong */
+	uint64_t cal[1][MMT_PAD_BYTES / 8] __mmt_aligned;	/* calibration ping-pong */
 	struct lk_rcu_reader rcu[LK_MAXT];	/* kernel and c11 sets' RCU */
 	unsigned bar_count __mmt_aligned;
 	unsigned bar_gen __mmt_aligned;
@@ -154,14 +164,28 @@ static inline bool lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
 	return true;
 }
 
-static inline void lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t i)
+/*
+ * Returns 1 when the thread reached its slot late (preempted, or the
+ * period is shorter than what its iterations take): a late thread starts
+ * at once.  The clock is read unordered: iteration i's load may still be
+ * in flight while the thread waits for slot i+1, so the period bounds
+ * when the threads start their iterations, not when those complete, and
+ * a period under the line-transfer latency keeps several iterations in
+ * flight with both threads' starts aligned to a clock read (a read that
+ * waited for the load, rdtscp, made every iteration cost a transfer:
+ * cross-die, 0.1M witnesses/s at a period of 150, issue 16).
+ */
+static inline unsigned lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t i)
 {
 	uint64_t at = c->t0 + i * c->period;
 
 	if (t && c->delay)
 		at += mmt_mix64(c->gen + i * LK_MAXT + t) % (c->delay + 1);
-	while ((int64_t)(mmt_cycles() - at) < 0)
+	if ((int64_t)(mmt_cycles_unordered() - at) >= 0)
+		return 1;
+	while ((int64_t)(mmt_cycles_unordered() - at) < 0)
 		;
+	return 0;
 }
 
 #define LKV(k) ((uint64_t *)(lk_base + (size_t)(k) * lk_c->var_bytes))
@@ -187,12 +211,15 @@ static inline void lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t i)
 				LK_ITER_VARS STMT;                             \
 			}                                                      \
 			break;                                                 \
-		default:                                                       \
+		default: {                                                     \
+			uint64_t lk_late = 0;                                  \
 			for (uint64_t lk_i = 0; lk_i < lk_n; lk_i++) {         \
-				lk_tsc_wait(lk_c, lk_t, lk_i);                 \
+				lk_late += lk_tsc_wait(lk_c, lk_t, lk_i);      \
 				LK_ITER_VARS STMT;                             \
 			}                                                      \
+			lk_c->late[lk_t] = lk_late;                            \
 			break;                                                 \
+		}                                                              \
 		}                                                              \
 	} while (0)
 #define LK_THREAD_FN(name, BODY)                                               \
@@ -238,11 +265,11 @@ _Static_assert(LK_NR_VARIANTS <= MMT_MAX_VARIANTS, "more litmus variants than th
 
 enum { OPT_SYNC, OPT_STRIDE, OPT_BATCH, OPT_PERIOD, OPT_DELAY, NR_OPTIONS };
 static const struct mmt_option options[NR_OPTIONS] = {
-	[OPT_SYNC] = { "sync", "0 none, 1 userfence, 2 tsc, 3 all three in turn (witnesses counted per mode)", 3, 0, 3 },
+	[OPT_SYNC] = { "sync", "0 none, 1 userfence, 2 tsc, 3 all three in turn (witnesses counted per mode)", 2, 0, 3 },
 	[OPT_STRIDE] = { "stride", "cache lines per location (each iteration's locations are apart)", 1, 1, 64 },
 	[OPT_BATCH] = { "batch", "iterations per batch", 10000, 16, 10000000 },
-	[OPT_PERIOD] = { "period", "tsc: cycles between iterations", 300, 16, 1000000 },
-	[OPT_DELAY] = { "delay", "tsc: up to this many cycles of random delay for threads other than P0; userfence: cycles P0 waits after releasing the others (0: the measured one-way latency)", 0, 0, 1000000 },
+	[OPT_PERIOD] = { "period", "tsc: cycles between iterations, fixed (0: adaptive, from the one-way latency measured before each batch)", 0, 0, 1000000 },
+	[OPT_DELAY] = { "delay", "tsc: up to this many cycles of random delay for threads other than P0; userfence: cycles P0 waits after releasing the others (0: the one-way latency measured before each batch)", 0, 0, 1000000 },
 };
 
 enum { OUT_NEG, OUT_POS, NR_OUTCOMES };
@@ -260,12 +287,28 @@ struct lk_hist {
 	uint64_t iters[LK_NR_SYNC], wit[LK_NR_SYNC];
 } __mmt_aligned;
 
+/* Consecutive batches at one tuned latency (the tuner's level), P0's. */
+struct lk_segment {
+	uint64_t first_batch, batches, calibrated;
+	uint64_t level;			/* cycles: the latency the loops used */
+	uint64_t period, uf_wait;	/* cycles */
+	uint64_t sample_min, sample_max;	/* cycles: this segment's raw samples */
+	uint64_t cycles;		/* P0's, batch start to the next */
+	uint64_t iters[LK_NR_SYNC], wit[LK_NR_SYNC], late;
+};
+
 struct priv {
 	struct lk_ctx ctx;
 	const struct lk_test *test;
 	int prim, sync_opt;
+	bool adapt_period, adapt_wait;	/* --period 0, --delay 0: follow the latency */
+	bool measure;			/* calibrate before every batch */
 	uint64_t done, cut;
-	uint64_t lat[LK_MAXLAT], lat_n, retunes;	/* userfence: one-way cycles per batch */
+	struct mmt_tune tune;
+	struct lk_segment seg[LK_MAXSEG], overflow;
+	unsigned nseg;
+	uint64_t mark, end_mark;	/* P0: cycles at the last batch start, at its loop's end */
+	uint64_t wit_seen[LK_NR_SYNC], iters_seen[LK_NR_SYNC];	/* already put in a segment */
 	struct lk_hist hist[LK_MAXT];
 };
 
@@ -279,6 +322,16 @@ static size_t litmus_shared_size(const struct mmt_run *run)
 	const struct lk_test *t = test_of(run);
 
 	return (size_t)run->opt[OPT_BATCH] * t->nvars * run->opt[OPT_STRIDE] * MMT_CACHELINE;
+}
+
+static int litmus_check_options(const uint64_t *opt, char *err, size_t len)
+{
+	if (opt[OPT_PERIOD] && opt[OPT_PERIOD] < 16) {
+		snprintf(err, len, "--period %llu: 0 (adaptive) or 16 cycles and more",
+			 (unsigned long long)opt[OPT_PERIOD]);
+		return -1;
+	}
+	return 0;
 }
 
 static int litmus_prepare(struct mmt_run *run)
@@ -299,6 +352,11 @@ static int litmus_prepare(struct mmt_run *run)
 	c->period = run->opt[OPT_PERIOD];
 	c->delay = run->opt[OPT_DELAY];
 	c->nthreads = p->test->nthreads;
+	p->adapt_period = !c->period && (p->sync_opt == LK_SYNC_TSC || p->sync_opt == LK_SYNC_ROTATE);
+	p->adapt_wait = !c->delay && (p->sync_opt == LK_SYNC_USERFENCE || p->sync_opt == LK_SYNC_ROTATE);
+	p->measure = c->nthreads > 1 && (p->adapt_period || p->adapt_wait);
+	if (!c->period)
+		c->period = LK_FALLBACK_PERIOD;	/* until the first measurement */
 	c->nvars = p->test->nvars;
 	c->cut_wait = (uint64_t)(2e9 * run->cycles_per_ns);	/* 2 s of the 10 s stop grace */
 	for (unsigned t = 0; t < c->nthreads; t++) {
@@ -310,7 +368,11 @@ static int litmus_prepare(struct mmt_run *run)
 	return 0;
 }
 
-static void barrier_wait(struct lk_ctx *c)
+/* poll: answer (or lead) placement-tracking samples while waiting.  Never
+ * in the barrier right before the racing loop: a sampling session there
+ * would start P0 or P1 late for t0 (placement-track.h: polls between
+ * batches only). */
+static void barrier_wait(struct lk_ctx *c, struct mmt_worker *w, bool poll)
 {
 	unsigned gen = __atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE);
 
@@ -318,8 +380,11 @@ static void barrier_wait(struct lk_ctx *c)
 		__atomic_store_n(&c->bar_count, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->bar_gen, gen + 1, __ATOMIC_RELEASE);
 	} else {
-		while (__atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE) == gen)
+		while (__atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE) == gen) {
+			if (poll)
+				mmt_track_poll(w, w->ops);
 			cpu_relax();
+		}
 	}
 }
 
@@ -356,27 +421,28 @@ static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to,
 	}
 }
 
-/* One-way latency between P0 and P1 in cycles: half the median of
- * chunks (at most 15) of rounds round trips on lines of their own, set as
- * P0's userfence wait.  Both threads pass the same base, above every value
- * an earlier call left on the lines. */
+/* One-way latency between P0 and P1 in cycles (P0's; P1 gets 0): the
+ * probe's quantity, half a round trip of one word bounced on a line of
+ * its own, the median of chunks (at most 15) of rounds round trips.  P0
+ * writes odd values, P1 answers each with the next even one.  Both
+ * threads pass the same base, above every value an earlier call left. */
 static uint64_t calibrate(struct lk_ctx *c, unsigned me, int chunks, int rounds, uint64_t base)
 {
-	uint64_t chunk[15], v = base;
+	uint64_t chunk[15], v = 2 * base;
 
 	for (int k = 0; k < chunks; k++) {
 		uint64_t t = mmt_cycles();
 
 		for (int r = 0; r < rounds; r++) {
-			v++;
+			v += 2;
 			if (me == 0) {
-				WRITE_ONCE(c->cal[0][0], v);
-				while (READ_ONCE(c->cal[1][0]) != v)
+				WRITE_ONCE(c->cal[0][0], v + 1);
+				while (READ_ONCE(c->cal[0][0]) != v + 2)
 					;
 			} else {
-				while (READ_ONCE(c->cal[0][0]) != v)
+				while (READ_ONCE(c->cal[0][0]) != v + 1)
 					;
-				WRITE_ONCE(c->cal[1][0], v);
+				WRITE_ONCE(c->cal[0][0], v + 2);
 			}
 		}
 		chunk[k] = (mmt_cycles() - t) / (uint64_t)rounds;
@@ -391,20 +457,78 @@ static uint64_t calibrate(struct lk_ctx *c, unsigned me, int chunks, int rounds,
 				chunk[i] = chunk[j];
 				chunk[j] = x;
 			}
-	c->uf_delay = chunk[chunks / 2] / 2;
-	return c->uf_delay;
+	return chunk[chunks / 2] / 2 ? chunk[chunks / 2] / 2 : 1;
 }
 
-/* P0, after each userfence batch's quick calibration: keep the sample and
- * count a retune when the latency moved by more than 1.5x (the host moved
- * the vCPUs, issue 16). */
-static void note_latency(struct priv *p, uint64_t was, uint64_t now)
+/* P0: what the loops use at the tuner's level. */
+static void apply_level(struct priv *p)
 {
-	if (p->lat_n < LK_MAXLAT)
-		p->lat[p->lat_n] = now;
-	p->lat_n++;
-	if (2 * now > 3 * was || 2 * was > 3 * now)
-		p->retunes++;
+	if (p->adapt_period)
+		p->ctx.period = mmt_tune_period(p->tune.level);
+	if (p->adapt_wait)
+		p->ctx.uf_delay = p->tune.level;
+}
+
+static struct lk_segment *current_segment(struct priv *p)
+{
+	return p->overflow.batches ? &p->overflow : p->nseg ? &p->seg[p->nseg - 1] : NULL;
+}
+
+/* P0, at a batch's start: the segment it belongs to (a new one when what
+ * the loops use changed; past LK_MAXSEG, all the rest summed in one), the
+ * batch's own sample (0: none) in it. */
+static void segment_for(struct priv *p, uint64_t batch, uint64_t sample)
+{
+	struct lk_segment *s = current_segment(p);
+
+	if (!s || (s != &p->overflow && (s->level != p->tune.level || s->period != p->ctx.period ||
+					 s->uf_wait != p->ctx.uf_delay))) {
+		s = p->nseg < LK_MAXSEG ? &p->seg[p->nseg++] : &p->overflow;
+		*s = (struct lk_segment){ .first_batch = batch, .sample_min = UINT64_MAX, .level = p->tune.level,
+					  .period = p->ctx.period, .uf_wait = p->ctx.uf_delay };
+	}
+	if (sample) {
+		s->calibrated++;
+		s->sample_min = sample < s->sample_min ? sample : s->sample_min;
+		s->sample_max = sample > s->sample_max ? sample : s->sample_max;
+	}
+	s->batches++;
+}
+
+/* P0, once every thread has counted the batches so far (the next batch's
+ * first barrier, or verify): their iterations, witnesses and late starts,
+ * and P0's time since the last mark, go to the current segment; worker 0
+ * carries the run's witnesses so far for the placement split
+ * (placement-track.h). */
+static void settle(struct priv *p, struct mmt_worker *w0, uint64_t now)
+{
+	struct lk_segment *s = current_segment(p);
+	uint64_t total = 0;
+
+	for (int m = 0; m < LK_NR_SYNC; m++) {
+		uint64_t wit = 0, iters = 0;
+
+		for (unsigned k = 0; k < p->ctx.nthreads; k++) {
+			wit += p->hist[k].wit[m];
+			iters += p->hist[k].iters[m];
+		}
+		total += wit;
+		if (s) {
+			s->wit[m] += wit - p->wit_seen[m];
+			s->iters[m] += iters - p->iters_seen[m];
+		}
+		p->wit_seen[m] = wit;
+		p->iters_seen[m] = iters;
+	}
+	if (s) {
+		for (unsigned k = 0; k < p->ctx.nthreads; k++)
+			s->late += p->ctx.late[k];
+		if (p->mark)
+			s->cycles += now - p->mark;
+	}
+	memset(p->ctx.late, 0, sizeof(p->ctx.late));
+	p->mark = now;
+	w0->outcomes[OUT_POS] = total;
 }
 
 static void litmus_worker(struct mmt_worker *w)
@@ -417,12 +541,16 @@ static void litmus_worker(struct mmt_worker *w)
 	uint64_t batches = 0, seen;
 
 	w->role = "thread";
-	if (!c->delay && n > 1 && (p->sync_opt == LK_SYNC_USERFENCE || p->sync_opt == LK_SYNC_ROTATE)) {
-		if (me < 2)
-			calibrate(c, me, 15, 32, 0);
-	} else if (me == 0) {
-		c->uf_delay = c->delay;
+	if (p->measure && me < 2) {
+		uint64_t first = calibrate(c, me, 15, 32, 0);
+
+		if (me == 0) {
+			mmt_tune_init(&p->tune, MMT_PROBE_STABLE_RATIO, first);
+			apply_level(p);
+		}
 	}
+	if (me == 0 && !p->adapt_wait)
+		c->uf_delay = c->delay;
 	if (t->uses_rcu && p->prim == LK_URCU)
 		urcu_memb_register_thread();
 	for (;;) {
@@ -436,20 +564,28 @@ static void litmus_worker(struct mmt_worker *w)
 			c->sync = p->sync_opt == LK_SYNC_ROTATE ? (int)(batches % LK_NR_SYNC) : p->sync_opt;
 			c->gen = batches * c->batch;
 		}
-		barrier_wait(c);
+		mmt_track_poll_seldom(w, w->ops);
+		barrier_wait(c, w, true);
 		if (!READ_ONCE(c->go_on))
 			break;
 		/* P0 sets the next batch's mode while the others may still be
 		 * counting this one: each keeps its own copy. */
 		sync = c->sync;
 		gen = c->gen;
-		/* userfence's wait follows the latency of this batch, not of the
-		 * run's start: a move of the vCPUs re-tunes it (issue 16). */
-		if (sync == LK_SYNC_USERFENCE && !c->delay && n > 1 && me < 2) {
-			uint64_t was = c->uf_delay, now = calibrate(c, me, 5, 8, (batches + 1) * 1024);
+		if (me == 0)
+			settle(p, w, mmt_cycles());
+		/* The period and the wait follow this batch's latency, not the
+		 * run's start: a move of the vCPUs re-tunes them (issue 16). */
+		if (p->measure && me < 2) {
+			uint64_t x = calibrate(c, me, 5, 8, (batches + 1) * 1024);
 
-			if (me == 0)
-				note_latency(p, was, now);
+			if (me == 0) {
+				mmt_tune_sample(&p->tune, x);
+				apply_level(p);
+				segment_for(p, batches, x);
+			}
+		} else if (me == 0) {
+			segment_for(p, batches, 0);
 		}
 		/* Fresh locations for every iteration, reset in parallel. */
 		from = c->batch * me / n;
@@ -466,9 +602,9 @@ static void litmus_worker(struct mmt_worker *w)
 			c->t0 = mmt_cycles() + (uint64_t)(20000 * w->run->cycles_per_ns); /* 20 us to line up */
 			c->ran = c->batch;	/* every thread has read the last batch's */
 		}
-		barrier_wait(c);
+		barrier_wait(c, w, false);
 		fn(c, me);
-		barrier_wait(c);
+		barrier_wait(c, w, true);
 		/* c->ran: the whole batch, or where P0 cut it */
 		from = c->ran * me / n;
 		to = c->ran * (me + 1) / n;
@@ -480,11 +616,15 @@ static void litmus_worker(struct mmt_worker *w)
 			p->done += c->ran;
 			p->cut += c->ran < c->batch;
 		}
-		w->ops += to - from;
+		/* Every thread raced every iteration: the placement split's
+		 * count (the counting is shared out, not the racing). */
+		w->ops += c->ran;
 		batches++;
 		if (c->ran < c->batch)
 			break;	/* only a stop cuts a batch: the run is over */
 	}
+	if (me == 0)
+		p->end_mark = mmt_cycles();
 	if (t->uses_rcu && p->prim == LK_URCU)
 		urcu_memb_unregister_thread();
 }
@@ -506,16 +646,71 @@ static void outcome_text(const struct lk_test *t, const int64_t *key, char *buf,
 	}
 }
 
+/* {mode: {iterations, witnesses, rate}} for the modes that ran. */
+static json_t *by_sync_json(const uint64_t *iters, const uint64_t *wit)
+{
+	json_t *by = json_object();
+
+	for (int s = 0; s < LK_NR_SYNC; s++)
+		if (iters[s])
+			json_object_set_new(by, sync_names[s], json_pack("{s:I,s:I,s:f}", "iterations",
+				(json_int_t)iters[s], "witnesses", (json_int_t)wit[s],
+				"rate", (double)wit[s] / (double)iters[s]));
+	return by;
+}
+
+static json_t *segment_json(const struct lk_segment *s, double cpn)
+{
+	uint64_t iters = 0, wit = 0;
+	double secs = (double)s->cycles / cpn / 1e9;
+
+	for (int m = 0; m < LK_NR_SYNC; m++) {
+		iters += s->iters[m];
+		wit += s->wit[m];
+	}
+	return json_pack("{s:I,s:I,s:I,s:f,s:o,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:o}",
+		"first_batch", (json_int_t)s->first_batch, "batches", (json_int_t)s->batches,
+		"calibrated", (json_int_t)s->calibrated, "one_way_ns", (double)s->level / cpn,
+		"sample_ns", s->calibrated ? json_pack("{s:f,s:f}", "min", (double)s->sample_min / cpn,
+							"max", (double)s->sample_max / cpn) : json_null(),
+		"period_cycles", (json_int_t)s->period, "userfence_wait_cycles", (json_int_t)s->uf_wait,
+		"elapsed_ns", (json_int_t)((double)s->cycles / cpn), "iterations", (json_int_t)iters,
+		"witnesses", (json_int_t)wit, "witnesses_per_sec", secs > 0 ? (double)wit / secs : 0.0,
+		"tsc_late_starts", (json_int_t)s->late, "by_sync", by_sync_json(s->iters, s->wit));
+}
+
+/* Per segment of batches at one tuned latency: what the loops used and
+ * what they found (results/README.md, "litmus metrics"). */
+static json_t *sync_track_json(const struct priv *p, double cpn)
+{
+	json_t *segs = json_array();
+
+	if (!(cpn > 0))
+		cpn = 1;
+	for (unsigned k = 0; k < p->nseg; k++)
+		json_array_append_new(segs, segment_json(&p->seg[k], cpn));
+	return json_pack("{s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:o}",
+		"period", p->adapt_period ? "adaptive" : "fixed",
+		"userfence_wait", p->adapt_wait ? "adaptive" : "fixed", "measured", p->measure,
+		"samples", (json_int_t)(p->measure ? p->tune.samples + 1 : 0),
+		"retunes", (json_int_t)p->tune.retunes, "outliers", (json_int_t)p->tune.outliers,
+		"segments", segs, "overflow", p->overflow.batches ? segment_json(&p->overflow, cpn) : json_null());
+}
+
 static void litmus_verify(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
 	const struct lk_test *t = p->test;
 	struct lk_hist *all = calloc(1, sizeof(*all));
-	json_t *hist = json_array(), *by = json_object();
+	json_t *hist = json_array(), *by;
 	uint64_t iters = 0, pos = 0;
 	double secs = (double)run->elapsed_ns / 1e9;
 	char obs[256];
 
+	/* Every thread has counted its last batch now. */
+	settle(p, &run->workers[0], p->end_mark);
+	for (unsigned k = 1; k < run->nr_workers; k++)
+		run->workers[k].outcomes[OUT_POS] = 0;	/* all in worker 0's */
 	for (unsigned k = 0; k < t->nthreads; k++) {
 		const struct lk_hist *h = &p->hist[k];
 
@@ -550,11 +745,8 @@ static void litmus_verify(struct mmt_run *run)
 	for (int s = 0; s < LK_NR_SYNC; s++) {
 		iters += all->iters[s];
 		pos += all->wit[s];
-		if (all->iters[s])
-			json_object_set_new(by, sync_names[s], json_pack("{s:I,s:I,s:f}", "iterations",
-				(json_int_t)all->iters[s], "witnesses", (json_int_t)all->wit[s],
-				"rate", (double)all->wit[s] / (double)all->iters[s]));
 	}
+	by = by_sync_json(all->iters, all->wit);
 	run->ops = iters;
 	run->outcomes[OUT_NEG] = iters - pos;
 	run->outcomes[OUT_POS] = pos;
@@ -569,26 +761,11 @@ static void litmus_verify(struct mmt_run *run)
 	json_object_set_new(run->metrics, "sync", json_string(p->sync_opt == LK_SYNC_ROTATE ? "all" : sync_names[p->sync_opt]));
 	json_object_set_new(run->metrics, "stride_lines", json_integer((json_int_t)run->opt[OPT_STRIDE]));
 	json_object_set_new(run->metrics, "batch", json_integer((json_int_t)p->ctx.batch));
-	json_object_set_new(run->metrics, "period_cycles", json_integer((json_int_t)p->ctx.period));
+	json_object_set_new(run->metrics, "period_cycles",
+			    p->adapt_period ? json_null() : json_integer((json_int_t)p->ctx.period));
 	json_object_set_new(run->metrics, "delay_cycles", json_integer((json_int_t)p->ctx.delay));
 	json_object_set_new(run->metrics, "userfence_delay_cycles", json_integer((json_int_t)p->ctx.uf_delay));
-	if (p->lat_n) {
-		uint64_t s[LK_MAXLAT], k = p->lat_n < LK_MAXLAT ? p->lat_n : LK_MAXLAT;
-		double ns = run->cycles_per_ns > 0 ? 1.0 / run->cycles_per_ns : 1.0;
-
-		memcpy(s, p->lat, k * sizeof(s[0]));
-		for (uint64_t i = 0; i < k; i++)
-			for (uint64_t j = i + 1; j < k; j++)
-				if (s[j] < s[i]) {
-					uint64_t x = s[i];
-
-					s[i] = s[j];
-					s[j] = x;
-				}
-		json_object_set_new(run->metrics, "userfence_latency", json_pack("{s:I,s:f,s:f,s:f,s:I}",
-			"batches", (json_int_t)p->lat_n, "min_ns", (double)s[0] * ns, "median_ns", (double)s[k / 2] * ns,
-			"max_ns", (double)s[k - 1] * ns, "retunes", (json_int_t)p->retunes));
-	}
+	json_object_set_new(run->metrics, "sync_track", sync_track_json(p, run->cycles_per_ns));
 	json_object_set_new(run->metrics, "histogram", hist);
 	json_object_set_new(run->metrics, "other_outcomes", json_integer((json_int_t)all->other));
 	json_object_set_new(run->metrics, "filtered_out", json_integer((json_int_t)all->filtered));
@@ -653,11 +830,13 @@ static const struct mmt_scenario litmus = {
 	.smoke_variants = "SB/kernel,SB/urcu,SB/c11,SB+mbs/kernel,MP/kernel,MP+poreleaseacquire/kernel",
 	.why_no_variant = litmus_why_no_variant,
 	.extra_events = "ordering",	/* memory-ordering clears beside the witnesses */
+	.check_options = litmus_check_options,
 	.shared_size = litmus_shared_size,
 	.prepare = litmus_prepare,
 	.worker = litmus_worker,
 	.verify = litmus_verify,
 	.cleanup = litmus_cleanup,
 	.describe = litmus_describe,
+	.tracks_placement = true,
 };
 MMT_SCENARIO(litmus);

@@ -133,9 +133,51 @@ run litmus --test SB --primitives kernel --sync 2 --duration 300ms --assume-forb
 ok $? "a wrong expectation (SB forbidden) is caught: exit 1, FORBIDDEN AND SEEN"
 
 run litmus --test SB --primitives kernel --sync 1 --duration 200ms --output "$scratch/uf.json"
-[ "$rc" -eq 0 ] && [ "$(get "$scratch/uf.json" runs.0.metrics.userfence_latency.batches)" -ge 1 ] &&
-	get "$scratch/uf.json" runs.0.metrics.userfence_latency.median_ns | grep -Eq '^[0-9.e+-]+$'
-ok $? "--sync 1: the wait is re-measured every batch and the latency recorded ($(get "$scratch/uf.json" runs.0.metrics.userfence_latency.batches) batches, median $(get "$scratch/uf.json" runs.0.metrics.userfence_latency.median_ns) ns)"
+[ "$rc" -eq 0 ] && [ "$(get "$scratch/uf.json" runs.0.metrics.sync_track.userfence_wait)" = adaptive ] &&
+	[ "$(get "$scratch/uf.json" runs.0.metrics.sync_track.samples)" -ge 2 ] &&
+	[ "$(get "$scratch/uf.json" runs.0.metrics.sync_track.segments.0.userfence_wait_cycles)" -gt 0 ]
+ok $? "--sync 1: the wait is re-measured every batch and recorded ($(get "$scratch/uf.json" runs.0.metrics.sync_track.samples) samples, first wait $(get "$scratch/uf.json" runs.0.metrics.sync_track.segments.0.userfence_wait_cycles) cycles)"
+
+# Default options: the tsc period follows the latency, per segment of
+# batches; SB is still seen (a loaded machine can pass 300 ms without an
+# overlap: up to 5 tries).
+try=0
+until [ $try -ge 5 ]; do
+	try=$((try + 1))
+	run litmus --test SB --primitives kernel --duration 300ms --output "$scratch/adapt.json"
+	[ "$rc" -eq 0 ] && [ "$(get "$scratch/adapt.json" runs.0.metrics.witnesses)" -gt 0 ] && break
+done
+w=$(get "$scratch/adapt.json" runs.0.metrics.witnesses)
+[ "$rc" -eq 0 ] && [ "${w:-0}" -gt 0 ]
+ok $? "default options: SB seen ($w witnesses, try $try)"
+"$py" - "$scratch/adapt.json" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+m = run["metrics"]
+st = m["sync_track"]
+segs = st["segments"] + ([st["overflow"]] if st["overflow"] else [])
+assert m["sync"] == "tsc" and st["period"] == "adaptive" and m["period_cycles"] is None, (m["sync"], st["period"])
+assert st["measured"] and st["samples"] >= 2, st
+assert sum(s["batches"] for s in segs) >= 1 and all(s["one_way_ns"] > 0 and s["period_cycles"] >= 16 for s in segs)
+assert sum(s["iterations"] for s in segs) == int(run["iterations"]), (sum(s["iterations"] for s in segs), run["iterations"])
+assert sum(s["witnesses"] for s in segs) == m["witnesses"], (sum(s["witnesses"] for s in segs), m["witnesses"])
+# the period is the tuner's for each segment's latency: a longer latency never a shorter period
+by = sorted((s["one_way_ns"], s["period_cycles"]) for s in segs)
+assert all(a[1] <= b[1] for a, b in zip(by, by[1:])), by
+pt = run["placement_track"]
+assert pt is not None and pt["samples"] >= 1, pt
+assert sum(p["witnesses"] for p in pt["by_placement"]) <= m["witnesses"]
+PY
+ok $? "default options: sync_track segments carry the tuned latency, the period used, iterations and witnesses that add up to the run's; placement_track is recorded"
+
+run litmus --test SB --primitives kernel --period 450 --duration 200ms --output "$scratch/fixed.json"
+[ "$rc" -eq 0 ] && [ "$(get "$scratch/fixed.json" runs.0.metrics.sync_track.period)" = fixed ] &&
+	[ "$(get "$scratch/fixed.json" runs.0.metrics.period_cycles)" -eq 450 ] &&
+	[ "$(get "$scratch/fixed.json" runs.0.metrics.sync_track.segments.0.period_cycles)" -eq 450 ]
+ok $? "--period 450 keeps its fixed meaning"
+run litmus --test SB --primitives kernel --period 8 --duration 200ms --output "$scratch/bad.json"
+[ "$rc" -eq 2 ] && [ ! -e "$scratch/bad.json" ] && printf '%s' "$err" | grep -q -- '--period 8'
+ok $? "--period 8: exit 2 before anything runs ($err)"
 
 run litmus --test SB --primitives kernel --sync 3 --duration 300ms --output "$scratch/rot.json"
 [ "$rc" -eq 0 ] && get "$scratch/rot.json" runs.0.metrics.by_sync | grep -q '"none"' &&
