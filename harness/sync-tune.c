@@ -4,14 +4,21 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The period law's constants (mmt_tune_period), in cycles, chosen on this
- * project's VM (AMD EPYC) from SB's witnesses/s per tuned latency
- * (sync_track segments), 2026-12-03, one L3 (80-150 cycles one way):
- * fixed 16 + L/4: 21-31M/s; 32 + L/3: 9-20M/s; 16 + L/8: 4-10M/s (the
- * threads run free); 16 + L with the clock read ordered: 13.8-14.8M/s. */
-#define PERIOD_FIXED 16
-#define PERIOD_PER_LATENCY_NUM 1
-#define PERIOD_PER_LATENCY_DEN 4
+/*
+ * The period law's constants (mmt_tune_period), in cycles, chosen on this
+ * project's VM (AMD EPYC, ~2.6 cycles per ns) from SB's witnesses/s per
+ * tuned latency (sync_track segments), 2026-12-03, load 2.5-3:
+ *   one L3 (one way ~108 cycles): 16 + L/4: 28.8-33.8M/s, 16 + L/3:
+ *     20.3-25.4M/s, a fixed 150: 13.0M/s
+ *   different dies (~412 cycles): 16 + L/3: 7.5-9.6M/s, a fixed 150:
+ *     7.2M/s, 16 + L/4: 2.6-3.8M/s (nearly every slot missed, the threads
+ *     run free)
+ * so the period wants about 43 cycles at one L3 and 150 across dies: the
+ * line through the two, 4 + 23/64 L (one L3 34.4M/s, dies 6.5M/s).
+ */
+#define PERIOD_FIXED 4
+#define PERIOD_PER_LATENCY_NUM 23
+#define PERIOD_PER_LATENCY_DEN 64
 #define PERIOD_MIN 16
 #define PERIOD_MAX 1000000
 /* Grid steps per octave for the level. */

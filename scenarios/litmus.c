@@ -26,12 +26,13 @@
  * before every batch and filtered by harness/sync-tune.c: the host moves
  * the vCPUs between placements whose latencies differ tenfold, and a
  * period right for one is wrong for the others (issue 16).  Each run of
- * batches at one tuned latency is a segment of the record's sync_track.  The registers and final values an
- * outcome names are stored per iteration and counted after each batch,
- * outside the racing loop.  userfence makes every iteration wait for every
- * thread, so a batch can outlast the run on an overloaded machine (a TCG
- * guest with more vCPUs than host CPUs): P0 then cuts it short, and only
- * the iterations every thread completed are counted.
+ * batches at one tuned latency is a segment of the record's sync_track.
+ * The registers and final values an outcome names are stored per
+ * iteration and counted after each batch, outside the racing loop.
+ * userfence makes every iteration wait for every thread, so a batch can
+ * outlast the run on an overloaded machine (a TCG guest with more vCPUs
+ * than host CPUs): P0 then cuts it short, and only the iterations every
+ * thread completed are counted.
  */
 #define URCU_INLINE_SMALL_FUNCTIONS
 #include <math.h>
