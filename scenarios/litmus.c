@@ -369,21 +369,28 @@ static int litmus_prepare(struct mmt_run *run)
 	return 0;
 }
 
-/* poll: answer (or lead) placement-tracking samples while waiting.  Never
- * in the barrier right before the racing loop: a sampling session there
+/*
+ * poll: take part in placement tracking while waiting.  The leader (P0)
+ * starts a sample only while it waits here for the others, so the time
+ * the sample takes is time it would have spun anyway; the follower (P1)
+ * answers at its arrival, before it counts itself in, and while it waits.
+ * Never in the barrier right before the racing loop: a sample there
  * would start P0 or P1 late for t0 (placement-track.h: polls between
- * batches only). */
+ * batches only).
+ */
 static void barrier_wait(struct lk_ctx *c, struct mmt_worker *w, bool poll)
 {
 	unsigned gen = __atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE);
 
+	if (poll && w->track_role == MMT_TRACK_FOLLOWER)
+		mmt_track_poll(w, w->ops);
 	if (__atomic_add_fetch(&c->bar_count, 1, __ATOMIC_ACQ_REL) == c->nthreads) {
 		__atomic_store_n(&c->bar_count, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&c->bar_gen, gen + 1, __ATOMIC_RELEASE);
 	} else {
 		while (__atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE) == gen) {
 			if (poll)
-				mmt_track_poll(w, w->ops);
+				mmt_track_poll_seldom(w, w->ops);
 			cpu_relax();
 		}
 	}
@@ -565,7 +572,6 @@ static void litmus_worker(struct mmt_worker *w)
 			c->sync = p->sync_opt == LK_SYNC_ROTATE ? (int)(batches % LK_NR_SYNC) : p->sync_opt;
 			c->gen = batches * c->batch;
 		}
-		mmt_track_poll_seldom(w, w->ops);
 		barrier_wait(c, w, true);
 		if (!READ_ONCE(c->go_on))
 			break;
