@@ -58,9 +58,11 @@ scenarios() {
 }
 variants_of() {  # variants_of SCENARIO forbidden|allowed|injected
 	case $2 in
-	forbidden) tag='\[witness forbidden here\]' ;;
-	allowed) tag='\[witness allowed here\]' ;;
-	injected) tag='\[injected fault\]' ;;
+	# [[] and []], not \[: gawk takes the backslashes of -v values as
+	# escapes and warns, leaving a bracket expression that matches any line
+	forbidden) tag='[[]witness forbidden here[]]' ;;
+	allowed) tag='[[]witness allowed here[]]' ;;
+	injected) tag='[[]injected fault[]]' ;;
 	esac
 	"$MMT_BIN" --list "$1" | awk -v tag="$tag" '$0 ~ tag { print $1 }'
 }

@@ -23,7 +23,7 @@ for expr in sys.argv[2:]:
 EOF
 }
 
-for pair in ring:cached msgpass:release-acquire seqcount:kernel; do
+for pair in ring:cached msgpass:release-acquire seqcount:kernel litmus:SB/kernel; do
 	sc=${pair%%:*} var=${pair#*:}
 	f="$scratch/$sc-moved.json"
 	MMT_TRACK_INTERVAL_MS=1 MMT_TEST_MOVE=1:0@500,1:1@1000 run "$sc" --variant "$var" --placement cpus:0,1 --duration 1500ms \
