@@ -24,6 +24,17 @@ ok $? "a lost write names page, word, writer, iteration, expected and found"
 printf '%s' "$mism" | grep -q '"kind":"foreign",.*"expected":"0x0000000000000000","found":"0x01'
 ok $? "a foreign write names the value found in another owner's frame"
 
+# Detection speed through the common helper: the record's detection has
+# the first lost write, in the writer's stores, within the run, and the
+# scenario's own time to it agrees.
+f="$scratch/inject-1.json"
+first=$(get "$f" runs.0.detection.first_witness_ns)
+stores=$(get "$f" runs.0.detection.first_witness_iteration)
+ms=$(get "$f" runs.0.metrics.time_to_first_lost_ms)
+[ -n "$first" ] && [ "$first" != null ] && [ "$first" -le "$(get "$f" runs.0.elapsed_ns)" ] &&
+	[ "$stores" -gt 0 ] && [ "$stores" -le "$(get "$f" runs.0.iterations)" ] && [ "$ms" != null ]
+ok $? "the first lost write is in detection ($first ns, after $stores stores; metrics: $ms ms)"
+
 run mmrace --variant broken-early-epoch --duration 500ms --output "$scratch/epoch.json"
 [ "$rc" -eq 0 ] && [ "$(get "$scratch/epoch.json" runs.0.witnesses.histogram.stale_tlb_write)" -gt 0 ]
 ok $? "stale_tlb_write fires when stores complete after \"mprotect returned\" ($(get "$scratch/epoch.json" runs.0.witnesses.histogram.stale_tlb_write))"
