@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mmtorture-result FILE [--runs | --get PATH]: checks a results file against
+ * mmtorture-result FILE [--runs | --cases | --get PATH]: checks a results file against
  * the schema.  Exit 0 valid; 2 bad input: usage, or a file that is not a
  * valid results document (one line naming the file and the field); 1 only
  * for --get of a value the (valid) file does not have.  For scripts without
@@ -11,6 +11,10 @@
  *               ("moved" instead of stable: the probes differ by more than
  *               1.5x or the in-run placement samples saw a move)
  *               (-1 or - where a run has no such number)
+ *   --cases     one line per run for test-case reporters (lava/run-suite):
+ *               scenario variant placement repeat status injected
+ *               witnesses ops_per_sec ops_unit
+ *               (injected 1 or 0; -1 where a run has no such number)
  *   --get PATH  one value, PATH like runs.0.witnesses.count; strings bare,
  *               anything else as JSON
  */
@@ -27,9 +31,9 @@ int main(int argc, char **argv)
 	json_t *doc;
 	size_t i;
 
-	if (argc < 2 || argc > 4 || (argc == 3 && strcmp(argv[2], "--runs")) ||
+	if (argc < 2 || argc > 4 || (argc == 3 && strcmp(argv[2], "--runs") && strcmp(argv[2], "--cases")) ||
 	    (argc == 4 && strcmp(argv[2], "--get"))) {
-		fprintf(stderr, "usage: mmtorture-result FILE [--runs | --get PATH]\n");
+		fprintf(stderr, "usage: mmtorture-result FILE [--runs | --cases | --get PATH]\n");
 		return 2;
 	}
 	doc = mmt_results_load(argv[1], err, sizeof(err));
@@ -64,7 +68,27 @@ int main(int argc, char **argv)
 			free(text);
 		}
 	}
-	if (argc == 3) {
+	if (argc == 3 && !strcmp(argv[2], "--cases")) {
+		json_array_foreach(json_object_get(doc, "runs"), i, run) {
+			const json_t *w = json_object_get(json_object_get(run, "witnesses"), "count");
+			const json_t *rate = json_object_get(run, "ops_per_sec");
+			char count[24] = "-1";
+
+			if (json_is_integer(w))
+				snprintf(count, sizeof(count), "%lld", (long long)json_integer_value(w));
+			/* a count is an integer or, exact past 2^53, a decimal string */
+			printf("%s %s %s %lld %s %d %s %.6g %s\n",
+			       json_string_value(json_object_get(run, "scenario")),
+			       json_string_value(json_object_get(run, "variant")),
+			       json_string_value(json_object_get(run, "placement")),
+			       (long long)json_integer_value(json_object_get(run, "repeat")),
+			       json_string_value(json_object_get(run, "status")),
+			       json_is_true(json_object_get(run, "injected")),
+			       json_is_string(w) ? json_string_value(w) : count,
+			       json_is_number(rate) ? json_number_value(rate) : -1.0,
+			       json_string_value(json_object_get(run, "ops_unit")));
+		}
+	} else if (argc == 3) {
 		json_array_foreach(json_object_get(doc, "runs"), i, run) {
 			const json_t *w = json_object_get(json_object_get(run, "witnesses"), "count");
 			const json_t *it = json_object_get(run, "iterations");
