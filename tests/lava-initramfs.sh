@@ -89,7 +89,7 @@ grep -q '^@@SUITE-RC 0@@$' "$scratch/log.txt" &&
 	grep -q '^<CASE msgpass\.mb\.cross-node\.0 --result pass --measurement [0-9.e+]* --units messages/s>$' "$scratch/log.txt" &&
 	grep -q '^<CASE msgpass\.exit-code --result pass --measurement 0 --units exit>$' "$scratch/log.txt"
 ok $? "run-suite in the guest: msgpass across its two nodes passes, with its exit-code case"
-want=$(echo "mmtorture-lava 52:54:00:12:34:77" | md5sum | cut -c1-32)
+want=$(echo "mmtorture-lava x86_64 52:54:00:12:34:77" | md5sum | cut -c1-32)
 grep -q "^@@ID $want mmt-lava-x86_64-123477@@$" "$scratch/log.txt"
 ok $? "machine id and hostname from the NIC's MAC ($(grep -a '^@@ID' "$scratch/log.txt"))"
 [ "$tap_failed" -eq 0 ] || tail -n 40 "$scratch/log.txt" | sed 's/^/# /'
