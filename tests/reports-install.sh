@@ -12,7 +12,8 @@ make -C "$build" install prefix="$pfx" >"$scratch/install.out" 2>&1
 ok $? "make install into a scratch prefix ($(tail -n 1 "$scratch/install.out"))"
 for f in bin/mmtorture bin/mmtorture-result bin/mmtorture-compare bin/mmtorture-report bin/mmtorture-nightly \
 	share/mmtorture/results/schema.json share/mmtorture/suites/nightly share/man/man1/mmtorture.1 \
-	share/doc/mmtorture/LICENSE; do
+	share/doc/mmtorture/LICENSE bin/mmtorture-kcidb-export share/mmtorture/lava/run-suite \
+	share/mmtorture/lava/mmtorture.yaml share/mmtorture/lava/kcidb-schema.json share/mmtorture/suites/smoke; do
 	[ -e "$pfx/$f" ]
 	ok $? "installed: $f"
 done
@@ -36,6 +37,8 @@ if python3 -c 'import jsonschema' 2>/dev/null; then
 	"$pfx/bin/mmtorture-report" -o "$scratch/x.html" "$scratch/bad.json" 2>"$scratch/err"
 	[ $? -eq 2 ] && grep -q 'bad.json: not valid JSON' "$scratch/err"
 	ok $? "installed mmtorture-report refuses a damaged file, exit 2"
+	"$pfx/bin/mmtorture-kcidb-export" "$scratch/r.json" -o "$scratch/k.json" && "$pfx/bin/mmtorture-kcidb-export" --check "$scratch/k.json"
+	ok $? "installed mmtorture-kcidb-export exports and checks with the installed KCIDB schema"
 else
 	skip "python3-jsonschema not installed: the installed scripts cannot run"
 fi
