@@ -48,9 +48,10 @@ void mmt_cli_usage(FILE *f)
 	      "spread, 200ms each).\n"
 	      "\n"
 	      "  --variant V[,V...]|all   variants to run (default: all)\n"
-	      "  --placement P            same-core, same-node, cross-node, spread, cpus:LIST\n"
-	      "                           or all; repeat the option for several (default:\n"
-	      "                           same-node, spread for the smoke suite)\n"
+	      "  --placement P            same-core (SMT siblings), same-l3 (distinct cores\n"
+	      "                           under one L3 cache), same-node, cross-node, spread,\n"
+	      "                           cpus:LIST or all; repeat the option for several\n"
+	      "                           (default: same-node, spread for the smoke suite)\n"
 	      "  --threads N              workers (default: the scenario's)\n"
 	      "  --mem-node N             NUMA node holding the shared data (default: the\n"
 	      "                           node of the first worker)\n"
@@ -95,10 +96,10 @@ static int error(char *err, size_t errlen, const char *msg)
 
 static int add_placement(struct mmt_cli *cli, const char *s, char *err, size_t errlen)
 {
-	static const char *const every[] = { "same-core", "same-node", "cross-node", "spread" };
+	static const char *const every[] = { "same-core", "same-l3", "same-node", "cross-node", "spread" };
 
 	if (!strcmp(s, "all")) {
-		for (unsigned i = 0; i < 4; i++)
+		for (unsigned i = 0; i < sizeof(every) / sizeof(every[0]); i++)
 			if (add_placement(cli, every[i], err, errlen))
 				return -1;
 		return 0;

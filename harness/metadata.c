@@ -74,75 +74,23 @@ static json_t *cpu_model(void)
 	return model ? model : json_null();
 }
 
-/* "0-3,8,10-11" -> [0,1,2,3,8,10,11]; NULL when it does not parse. */
-static json_t *cpu_list_json(const char *text)
-{
-	json_t *out = json_array();
-	const char *p = text;
-
-	while (*p && *p != '\n') {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-
-		if (end == p || lo < 0)
-			goto bad;
-		if (*end == '-') {
-			p = end + 1;
-			hi = strtol(p, &end, 10);
-			if (end == p || hi < lo)
-				goto bad;
-		}
-		for (long c = lo; c <= hi; c++)
-			json_array_append_new(out, json_integer(c));
-		p = *end == ',' ? end + 1 : end;
-	}
-	return out;
-bad:
-	json_decref(out);
-	return NULL;
-}
-
-/* CPUs sharing a last-level (L3) cache, from sysfs: two CPUs of one NUMA
- * node may still sit on different dies with different L3s, which changes
- * every cache-line round trip.  Empty where sysfs has no L3. */
+/* Online CPUs sharing a last-level (L3) cache, as topology.c read them:
+ * two CPUs of one NUMA node may still sit on different dies with
+ * different L3s, which changes every cache-line round trip.  Empty where
+ * sysfs has no L3; the groups same-l3 plans from. */
 static json_t *l3_groups(const struct mmt_topology *t)
 {
+	static int keys[MMT_MAX_CPUS];
+	int n = mmt_topology_l3_groups(t, keys, MMT_MAX_CPUS);
 	json_t *groups = json_array();
 
-	for (int i = 0; i < t->nr_cpus; i++) {
-		for (int idx = 0; idx < 8; idx++) {
-			char path[128], level[16] = "", list[1024] = "";
-			FILE *f;
-			json_t *g, *one;
-			size_t k;
-			bool seen = false;
+	for (int g = 0; g < n; g++) {
+		json_t *cpus = json_array();
 
-			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/level",
-				 t->cpus[i].id, idx);
-			if (!(f = fopen(path, "r")))
-				break;
-			if (!fgets(level, sizeof(level), f))
-				level[0] = '\0';
-			fclose(f);
-			if (atoi(level) != 3)
-				continue;
-			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list",
-				 t->cpus[i].id, idx);
-			if (!(f = fopen(path, "r")))
-				break;
-			if (!fgets(list, sizeof(list), f))
-				list[0] = '\0';
-			fclose(f);
-			if (!(g = cpu_list_json(list)))
-				break;
-			json_array_foreach(groups, k, one)
-				seen |= json_equal(one, g);
-			if (seen)
-				json_decref(g);
-			else
-				json_array_append_new(groups, g);
-			break;
-		}
+		for (int i = 0; i < t->nr_cpus; i++)
+			if (t->cpus[i].l3 == keys[g])
+				json_array_append_new(cpus, json_integer(t->cpus[i].id));
+		json_array_append_new(groups, cpus);
 	}
 	return groups;
 }

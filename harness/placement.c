@@ -7,6 +7,7 @@
 
 static const char *const kind_names[] = {
 	[MMT_PLACE_SAME_CORE] = "same-core",
+	[MMT_PLACE_SAME_L3] = "same-l3",
 	[MMT_PLACE_SAME_NODE] = "same-node",
 	[MMT_PLACE_CROSS_NODE] = "cross-node",
 	[MMT_PLACE_SPREAD] = "spread",
@@ -33,7 +34,7 @@ int mmt_placement_parse(const char *s, struct mmt_placement *p, char *err, size_
 		return 0;
 	}
 	snprintf(err, errlen,
-		 "unknown placement '%s' (same-core, same-node, cross-node, spread, cpus:LIST)", s);
+		 "unknown placement '%s' (same-core, same-l3, same-node, cross-node, spread, cpus:LIST)", s);
 	return -1;
 }
 
@@ -126,6 +127,50 @@ static int plan_same_node(const struct mmt_topology *t, int nthreads, int *cpus,
 }
 
 /*
+ * Distinct cores under one L3, one worker a core: what separates the cost
+ * of a line shared through the L3 from one shared through the core's own
+ * caches (same-core) or across dies (a node with several L3s).
+ */
+static int plan_same_l3(const struct mmt_topology *t, int nthreads, int *cpus,
+			char *reason, size_t len)
+{
+	static int keys[MMT_MAX_CPUS];
+	int ngroups = mmt_topology_l3_groups(t, keys, MMT_MAX_CPUS), best = 0;
+
+	if (!t->l3_sysfs) {
+		snprintf(reason, len,
+			 "same-l3: sysfs describes no L3 cache here (no cpu*/cache/index*/level of 3)");
+		return 1;
+	}
+	for (int g = 0; g < ngroups; g++) {
+		int n = 0;
+
+		for (int i = 0; i < t->nr_cpus && n < nthreads; i++) {
+			const struct mmt_cpu *c = &t->cpus[i];
+			bool core_taken = false;
+
+			if (!c->allowed || c->l3 != keys[g])
+				continue;
+			for (int k = 0; k < n && !core_taken; k++) {
+				const struct mmt_cpu *d = mmt_topology_cpu(t, cpus[k]);
+
+				core_taken = d->package == c->package && d->core == c->core;
+			}
+			if (!core_taken)
+				cpus[n++] = c->id;
+		}
+		if (n == nthreads)
+			return 0;
+		if (n > best)
+			best = n;
+	}
+	snprintf(reason, len,
+		 "same-l3 needs %d distinct cores sharing one L3; the most here is %d usable (%d L3 group%s)",
+		 nthreads, best, ngroups, ngroups == 1 ? "" : "s");
+	return 1;
+}
+
+/*
  * Round-robin over nodes.  cross-node demands at least two nodes with CPUs
  * and puts consecutive workers (producer/consumer pairs) on different
  * nodes; spread uses whatever there is.
@@ -191,6 +236,8 @@ int mmt_placement_plan(const struct mmt_topology *t, const struct mmt_placement 
 	switch (p->kind) {
 	case MMT_PLACE_SAME_CORE:
 		return plan_same_core(t, nthreads, cpus, reason, len);
+	case MMT_PLACE_SAME_L3:
+		return plan_same_l3(t, nthreads, cpus, reason, len);
 	case MMT_PLACE_SAME_NODE:
 		return plan_same_node(t, nthreads, cpus, reason, len);
 	case MMT_PLACE_CROSS_NODE:

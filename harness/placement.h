@@ -11,6 +11,7 @@
 
 enum mmt_placement_kind {
 	MMT_PLACE_SAME_CORE,	/* SMT siblings of one core */
+	MMT_PLACE_SAME_L3,	/* distinct cores under one L3 cache */
 	MMT_PLACE_SAME_NODE,	/* distinct cores of one node */
 	MMT_PLACE_CROSS_NODE,	/* round-robin over nodes, neighbours on different nodes */
 	MMT_PLACE_SPREAD,	/* as far apart as the machine allows */
@@ -24,7 +25,7 @@ struct mmt_placement {
 	char name[64];		/* as the user wrote it, for results */
 };
 
-/* "same-core", "same-node", "cross-node", "spread" or "cpus:LIST". */
+/* "same-core", "same-l3", "same-node", "cross-node", "spread" or "cpus:LIST". */
 int mmt_placement_parse(const char *s, struct mmt_placement *p, char *err, size_t errlen);
 
 /* Plan nthreads CPUs into cpus[].  Returns 0, or 1 (skip) with the reason. */

@@ -126,6 +126,35 @@ static int load_nodes(struct mmt_topology *t, const char *root, char *err, size_
 	return 0;
 }
 
+/*
+ * The L3 a CPU sits under, named by the lowest CPU of its shared_cpu_list
+ * (offline ones included, so the key does not change with hotplug).  Two
+ * CPUs of one node can sit on different dies with different L3s (AMD CCXs,
+ * Intel sub-NUMA clusters off): a cache-line round trip between them costs
+ * what a cross-die one does.  -1 where sysfs describes no L3.
+ */
+static int read_l3(const char *root, int cpu)
+{
+	static int ids[MMT_MAX_CPUS];
+	char rel[256], buf[4096];
+
+	for (int idx = 0; idx < 16; idx++) {
+		int n;
+
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index%d/level", cpu, idx);
+		if (read_line(root, rel, buf, sizeof(buf)))
+			return -1;
+		if (atoi(buf) != 3)
+			continue;
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", cpu, idx);
+		if (read_line(root, rel, buf, sizeof(buf)) ||
+		    mmt_parse_cpulist_loose(buf, ids, MMT_MAX_CPUS, &n) || n < 1)
+			return -1;
+		return ids[0]; /* the list is sorted */
+	}
+	return -1;
+}
+
 int mmt_topology_load(struct mmt_topology *t, const char *root, char *err, size_t errlen)
 {
 	static int ids[MMT_MAX_CPUS];
@@ -150,6 +179,8 @@ int mmt_topology_load(struct mmt_topology *t, const char *root, char *err, size_
 		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/topology/core_id", c->id);
 		/* Without topology files every CPU is its own core. */
 		c->core = read_int(root, rel, c->id);
+		c->l3 = read_l3(root, c->id);
+		t->l3_sysfs |= c->l3 >= 0;
 	}
 	if (load_nodes(t, root, err, errlen))
 		return -1;
@@ -207,4 +238,19 @@ bool mmt_topology_has_smt(const struct mmt_topology *t)
 		if (mmt_topology_core_width(t, t->cpus[i].id) > 1)
 			return true;
 	return false;
+}
+
+int mmt_topology_l3_groups(const struct mmt_topology *t, int *keys, int max)
+{
+	int n = 0;
+
+	for (int i = 0; i < t->nr_cpus; i++) {
+		bool seen = t->cpus[i].l3 < 0;
+
+		for (int k = 0; k < n && !seen; k++)
+			seen = keys[k] == t->cpus[i].l3;
+		if (!seen && n < max)
+			keys[n++] = t->cpus[i].l3;
+	}
+	return n;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Machine topology read from sysfs: online CPUs with their core, package
- * and node, NUMA nodes with CPUs, memory and distances.  The sysfs root is
+ * Machine topology read from sysfs: online CPUs with their core, package,
+ * node and L3 cache, NUMA nodes with CPUs, memory and distances.  The sysfs root is
  * a parameter so the planner can be tested against fake machines.
  */
 #ifndef MMT_TOPOLOGY_H
@@ -18,6 +18,7 @@ struct mmt_cpu {
 	int node;
 	int package;
 	int core;	/* core_id: unique only within a package */
+	int l3;		/* lowest CPU sharing its L3 (a group key); -1: unknown */
 	bool allowed;	/* in this process's affinity mask */
 };
 
@@ -36,6 +37,7 @@ struct mmt_topology {
 	int nr_nodes;
 	struct mmt_node nodes[MMT_MAX_NODES];
 	bool numa_sysfs;		/* false: kernel without NUMA, one synthetic node */
+	bool l3_sysfs;			/* some CPU has a level-3 cache in sysfs */
 };
 
 /* Reads <root>/devices/system/{cpu,node}.  Returns 0, or -1 with err. */
@@ -50,5 +52,7 @@ const struct mmt_node *mmt_topology_node(const struct mmt_topology *t, int id);
 /* Hardware threads of the core that cpu sits on (itself included). */
 int mmt_topology_core_width(const struct mmt_topology *t, int cpu);
 bool mmt_topology_has_smt(const struct mmt_topology *t);
+/* Distinct L3 groups (keys as in mmt_cpu.l3) into keys[], at most max. */
+int mmt_topology_l3_groups(const struct mmt_topology *t, int *keys, int max);
 
 #endif

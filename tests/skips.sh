@@ -35,4 +35,23 @@ if [ "$nnodes" -lt 2 ] && [ "$ncpus" -ge 2 ]; then
 	ok $? "one placement runs and one is skipped: exit 0, both recorded"
 fi
 
+# same-l3: distinct cores under one L3 from the metadata's own groups, or
+# a skip that names the L3 where no group has two cores.
+run msgpass --variant mb --placement same-l3 --duration 50ms --output "$scratch/l3.json"
+"${MMT_PYTHON3:-python3}" - "$scratch/l3.json" "$rc" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rc = int(sys.argv[2])
+groups = doc["metadata"]["topology"]["l3_groups"]
+run = doc["runs"][0]
+if rc == 0:
+    cpus = run["cpus"]
+    ok = run["status"] == "ok" and len(set(cpus)) == 2 and any(set(cpus) <= set(g) for g in groups)
+else:
+    ok = rc == 77 and run["status"] == "skipped" and "L3" in run["reason"]
+print("# rc %d, l3_groups %s, run %s %s" % (rc, groups, run["status"], run.get("cpus") or run["reason"]))
+sys.exit(0 if ok else 1)
+PY
+ok $? "same-l3 runs inside one of the metadata's L3 groups, or skips naming the L3"
+
 done_testing

@@ -50,8 +50,9 @@ int main(void)
 		       cli.duration_ns == 250000000ull && cli.repeat == 3 && cli.seed_set &&
 		       cli.seed == 42 && !strcmp(cli.output, "-"),
 	       "full command line accepted");
-	tap_ok(!parse(err, "msgpass", "--placement", "all", NULL) && cli.nr_placements == 4,
-	       "--placement all expands to four placements");
+	tap_ok(!parse(err, "msgpass", "--placement", "all", NULL) && cli.nr_placements == 5 &&
+		       cli.placements[1].kind == MMT_PLACE_SAME_L3,
+	       "--placement all expands to five placements, same-l3 among them");
 	tap_ok(!parse(err, "msgpass", "--iterations", "10k", NULL) && cli.iterations == 10000 &&
 		       cli.duration_ns == 0,
 	       "--iterations alone: no duration limit");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Placement planning against fake sysfs trees: 1, 2 and 4 nodes, with and
- * without SMT, a memory-only node and a kernel without NUMA.  CPU numbering
+ * without SMT, a memory-only node, a kernel without NUMA, and L3 caches
+ * shared by a node, by part of one (dies, CCXs), by one core, or unknown.  CPU numbering
  * follows x86 Linux: SMT siblings are cpu and cpu + number of cores.
  */
 #include "placement.h"
@@ -74,6 +75,33 @@ static void fake_machine(int nodes, int cores, int smt, int memory_only_nodes, i
 		put(rel, "%s\n", list);
 		snprintf(rel, sizeof(rel), "devices/system/node/node%d/meminfo", n);
 		put(rel, "Node %d MemTotal:       %d kB\nNode %d MemFree: 1 kB\n", n, 1048576 * (n + 1), n);
+	}
+}
+
+/* Cache files for the CPUs of fake_machine(): L1d, L1i, L2 private to the
+ * core, an L3 for every cores_per_l3 consecutive cores (siblings with them). */
+static void fake_l3(int total_cores, int smt, int cores_per_l3)
+{
+	char rel[256], list[1024];
+
+	for (int cpu = 0; cpu < total_cores * smt; cpu++) {
+		int group = (cpu % total_cores) / cores_per_l3;
+		size_t off = 0;
+
+		for (int lvl = 0; lvl < 3; lvl++) {
+			snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index%d/level", cpu, lvl);
+			put(rel, "%d\n", lvl ? lvl : 1);
+			snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index%d/shared_cpu_list", cpu, lvl);
+			put(rel, "%d\n", cpu);
+		}
+		list[0] = '\0';
+		for (int o = 0; o < total_cores * smt; o++)
+			if ((o % total_cores) / cores_per_l3 == group)
+				off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%d", off ? "," : "", o);
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index3/level", cpu);
+		put(rel, "3\n");
+		snprintf(rel, sizeof(rel), "devices/system/cpu/cpu%d/cache/index3/shared_cpu_list", cpu);
+		put(rel, "%s\n", list);
 	}
 }
 
@@ -232,6 +260,70 @@ static void no_numa_kernel(void)
 	cleanup();
 }
 
+static int l3_of(const struct mmt_topology *tp, int cpu)
+{
+	return mmt_topology_cpu(tp, cpu)->l3;
+}
+
+static void same_l3(void)
+{
+	int cpus[8], keys[8], r;
+	char reason[256];
+
+	/* 2 nodes x 2 cores x SMT 2, one L3 per node */
+	fake_machine(2, 2, 2, 0, 1);
+	fake_l3(4, 2, 2);
+	load();
+	tap_ok(t.l3_sysfs && mmt_topology_l3_groups(&t, keys, 8) == 2 && l3_of(&t, 0) == l3_of(&t, 5) &&
+		       l3_of(&t, 0) != l3_of(&t, 2),
+	       "same-l3: two L3 groups read, siblings in their core's group");
+	r = plan(&t, "same-l3", 2, cpus, reason); /* before tap_ok reads cpus[] */
+	tap_ok(r == 0 && l3_of(&t, cpus[0]) == l3_of(&t, cpus[1]) &&
+		       !same_core(&t, cpus[0], cpus[1]),
+	       "same-l3: two distinct cores under one L3, not two siblings (%d,%d)", cpus[0], cpus[1]);
+	r = plan(&t, "same-l3", 3, cpus, reason);
+	tap_ok(r == 1 && strstr(reason, "3 distinct cores") &&
+		       strstr(reason, "most here is 2"),
+	       "same-l3: 3 workers, 2 cores an L3: skipped, never on a sibling (%s)", reason);
+	cleanup();
+
+	/* one node, 4 cores, an L3 for each pair (two dies in one node) */
+	fake_machine(1, 4, 1, 0, 1);
+	fake_l3(4, 1, 2);
+	load();
+	r = plan(&t, "same-l3", 2, cpus, reason);
+	tap_ok(r == 0 && l3_of(&t, cpus[0]) == l3_of(&t, cpus[1]),
+	       "same-l3: two dies in a node: both workers under one L3 (%d,%d)", cpus[0], cpus[1]);
+	tap_ok(plan(&t, "same-l3", 3, cpus, reason) == 1 && plan(&t, "same-node", 3, cpus, reason) == 0,
+	       "same-l3: 3 workers fit the node but no L3: same-l3 skips, same-node runs");
+	t.cpus[0].allowed = false;
+	r = plan(&t, "same-l3", 2, cpus, reason);
+	tap_ok(r == 0 && cpus[0] == 2 && cpus[1] == 3,
+	       "same-l3: a CPU outside the affinity mask moves the pair to the other L3 (%d,%d)",
+	       cpus[0], cpus[1]);
+	cleanup();
+
+	/* an L3 per core: no two cores share one */
+	fake_machine(1, 2, 1, 0, 1);
+	fake_l3(2, 1, 1);
+	load();
+	r = plan(&t, "same-l3", 2, cpus, reason);
+	tap_ok(r == 1 && strstr(reason, "most here is 1") &&
+		       strstr(reason, "2 L3 groups"),
+	       "same-l3: no two cores share an L3: skipped with the reason (%s)", reason);
+	cleanup();
+
+	/* no cache directory at all (some VMs, older kernels) */
+	fake_machine(1, 2, 1, 0, 1);
+	load();
+	tap_ok(!t.l3_sysfs && l3_of(&t, 0) == -1 && mmt_topology_l3_groups(&t, keys, 8) == 0,
+	       "same-l3: no cache info: no L3 groups");
+	r = plan(&t, "same-l3", 2, cpus, reason);
+	tap_ok(r == 1 && strstr(reason, "no L3"),
+	       "same-l3: no cache info: skipped with the reason (%s)", reason);
+	cleanup();
+}
+
 static void parse_errors(void)
 {
 	struct mmt_placement p;
@@ -253,6 +345,7 @@ int main(void)
 	four_nodes();
 	memory_only_node();
 	no_numa_kernel();
+	same_l3();
 	parse_errors();
 	tap_ok(mmt_topology_load(&t, "/nonexistent-sysfs", err, sizeof(err)) == -1 && strstr(err, "online"),
 	       "missing sysfs: error, not a crash");
