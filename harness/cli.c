@@ -13,7 +13,8 @@
 enum {
 	OPT_VARIANT = 0x100, OPT_PLACEMENT, OPT_THREADS, OPT_DURATION, OPT_ITERATIONS,
 	OPT_REPEAT, OPT_SEED, OPT_OUTPUT, OPT_FORMAT, OPT_MEM_NODE, OPT_LIST, OPT_HELP,
-	OPT_VERSION, OPT_RESTORE, OPT_ASSUME_FORBIDDEN, OPT_EVENTS, OPT_TEST, OPT_PRIMITIVES, OPT_MUTANT, OPT_SCENARIO_BASE = 0x200,
+	OPT_VERSION, OPT_RESTORE, OPT_ASSUME_FORBIDDEN, OPT_EVENTS, OPT_TEST, OPT_PRIMITIVES, OPT_MUTANT,
+	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SCENARIO_BASE = 0x200,
 };
 
 static const struct option common_opts[] = {
@@ -36,6 +37,8 @@ static const struct option common_opts[] = {
 	{ "test", required_argument, NULL, OPT_TEST },
 	{ "primitives", required_argument, NULL, OPT_PRIMITIVES },
 	{ "mutant", required_argument, NULL, OPT_MUTANT },
+	{ "progress", no_argument, NULL, OPT_PROGRESS },
+	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 };
 
 #define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
@@ -73,7 +76,11 @@ void mmt_cli_usage(FILE *f)
 	      "  --primitives P[,P...]|all  litmus: kernel, kernel-mfence, urcu, c11\n"
 	      "  --mutant NAME[=on|off][,...]  on a kernel from scripts/mutant-kernel: set\n"
 	      "                           its bug switches for the invocation (restored after)\n"
-	      "  --list                   scenarios, variants and their options\n"
+	      "  --list                   scenarios, variants and their options (broken to\n"
+	      "                           the terminal's width, COLUMNS or the window's)\n"
+	      "  --progress, --no-progress  the line on stderr with run i/N, elapsed and ETA,\n"
+	      "                           rewritten between runs (default: when stderr is a\n"
+	      "                           terminal)\n"
 	      "  --assume-forbidden       count every witness as forbidden, even on variants\n"
 	      "                           that allow it: proves the exit-1 path (tests use it)\n"
 	      "  --restore                put back sysctls a killed run left changed (its\n"
@@ -486,6 +493,8 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 		case OPT_TEST: cli->tests = arg; break;
 		case OPT_PRIMITIVES: cli->prims = arg; break;
 		case OPT_MUTANT: cli->mutants = arg; break;
+		case OPT_PROGRESS: cli->progress = MMT_PROGRESS_ON; break;
+		case OPT_NO_PROGRESS: cli->progress = MMT_PROGRESS_OFF; break;
 		case OPT_EVENTS:
 			if (!*arg)
 				return error(err, errlen, "--events needs a list, 'none' or 'list'");

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "placement.h"
+#include "progress.h"
 #include "scenario.h"
 
 #define MMT_MAX_SELECTED 64
@@ -49,6 +50,7 @@ struct mmt_cli {
 	const char *tests;	/* --test: litmus variants TEST/PRIMS by test */
 	const char *prims;	/* --primitives: ... by primitive set */
 	const char *mutants;	/* --mutant: switches to set, NULL: leave them */
+	enum mmt_progress_mode progress;	/* --progress, --no-progress; default auto */
 	struct mmt_cli_opt opts[MMT_MAX_OPTIONS * 4];
 	unsigned nr_opts;
 };

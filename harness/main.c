@@ -24,9 +24,11 @@
 #include "parse.h"
 #include "placement.h"
 #include "probe.h"
+#include "progress.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
+#include "term.h"
 #include "topology.h"
 
 #define EXIT_WITNESSED 1
@@ -39,12 +41,21 @@ struct totals {
 	bool hung;
 };
 
+/* Broken to the terminal's width when stdout is one; a pipe gets one line
+ * per variant and option, as tests/lib.sh and scripts read it. */
 static void list_scenarios(const struct mmt_cli *cli)
 {
+	int width = mmt_term_width(STDOUT_FILENO);
+	/* Continuation lines under the text, unless the terminal is too narrow. */
+	int hang = width && width < 54 ? 8 : 27;
+
 	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
 		const struct mmt_scenario *sc = cli->scenarios[s];
+		char prefix[128], text[1024];
 
-		printf("%s: %s\n  threads: %u", sc->name, sc->help, sc->min_threads);
+		snprintf(prefix, sizeof(prefix), "%s: ", sc->name);
+		mmt_term_wrap(stdout, width, prefix, 2, sc->help);
+		printf("  threads: %u", sc->min_threads);
 		if (sc->max_threads != sc->min_threads)
 			printf(sc->max_threads ? "-%u" : "+", sc->max_threads);
 		printf(" (default %u), counts %s\n  variants:\n", sc->default_threads, sc->ops_unit);
@@ -55,15 +66,20 @@ static void list_scenarios(const struct mmt_cli *cli)
 					  : var->no_expectation ? "expected: unknown"
 					  : "witness allowed here";
 
-			printf("    %-22s %s [%s]\n", var->name, var->help, tag);
+			snprintf(prefix, sizeof(prefix), "    %-22s ", var->name);
+			snprintf(text, sizeof(text), "%s [%s]", var->help, tag);
+			mmt_term_wrap(stdout, width, prefix, hang, text);
 		}
 		if (sc->nr_options)
 			printf("  options:\n");
-		for (unsigned o = 0; o < sc->nr_options; o++)
-			printf("    --%-20s %s (default %llu, %llu-%llu)\n", sc->options[o].name,
-			       sc->options[o].help, (unsigned long long)sc->options[o].def,
-			       (unsigned long long)sc->options[o].min,
-			       (unsigned long long)sc->options[o].max);
+		for (unsigned o = 0; o < sc->nr_options; o++) {
+			snprintf(prefix, sizeof(prefix), "    --%-20s ", sc->options[o].name);
+			snprintf(text, sizeof(text), "%s (default %llu, %llu-%llu)", sc->options[o].help,
+				 (unsigned long long)sc->options[o].def,
+				 (unsigned long long)sc->options[o].min,
+				 (unsigned long long)sc->options[o].max);
+			mmt_term_wrap(stdout, width, prefix, hang, text);
+		}
 	}
 }
 
@@ -434,7 +450,8 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	json_t *doc, *table_runs;
 	uint64_t seed;
-	unsigned run_index = 0, omitted = 0;
+	unsigned run_index = 0, omitted = 0, nr_runs = 0;
+	struct mmt_progress progress;
 	int code;
 	bool to_stdout, written;
 
@@ -543,6 +560,10 @@ int main(int argc, char **argv)
 	if (to_stdout)
 		mmt_results_open(&out, NULL, err, sizeof(err));
 
+	for (unsigned s = 0; s < cli.nr_scenarios; s++)
+		nr_runs += cli.nr_placements * cli.repeat * cli.nr_variants[s];
+	mmt_progress_start(&progress, cli.progress, STDERR_FILENO, nr_runs, cli.duration_ns);
+
 	/* Repeats outside variants: the host moves vCPUs every few seconds,
 	 * so interleaving keeps one variant from getting all the bad luck. */
 	for (unsigned s = 0; s < cli.nr_scenarios && !tot.interrupted_sig && !tot.hung; s++) {
@@ -558,12 +579,21 @@ int main(int argc, char **argv)
 						tot.interrupted_sig = sig;
 						break;
 					}
+					if (progress.on) {
+						char label[256];
+
+						snprintf(label, sizeof(label), "%s %s %s rep %u", sc->name,
+							 sc->variants[cli.variants[s][k]].name,
+							 cli.placements[p].name, r);
+						mmt_progress_run(&progress, run_index, label);
+					}
 					rec = do_run(&cli, &topo, sc, &sc->variants[cli.variants[s][k]],
 						     &cli.placements[p], r, mmt_mix64(seed + run_index++),
 						     &sigs, &tot);
 					if (!rec)
 						break; /* a signal before it started */
 					if (mmt_results_add_run(&out, rec, err, sizeof(err))) {
+						mmt_progress_end(&progress);
 						fprintf(stderr, "mmtorture: internal error, a run fails the schema: %s\n", err);
 						mmt_results_abandon(&out);
 						return EXIT_HARNESS;
@@ -575,6 +605,7 @@ int main(int argc, char **argv)
 						break;
 				}
 	}
+	mmt_progress_end(&progress);
 	code = exit_code(&tot);
 	json_object_set_new(json_object_get(doc, "metadata"), "sysctl_journal", mmt_sysctl_journal_json());
 	json_object_set_new(doc, "interrupted", json_boolean(tot.interrupted_sig != 0));
