@@ -30,6 +30,13 @@ rc=$?
 f=$(ls "$MMT_RESULTS_DIR"/msgpass-*.json 2>/dev/null | head -n 1)
 [ "$rc" -eq 0 ] && [ -n "$f" ] && "$MMT_VALIDATE" "$f"
 ok $? "2-node guest: msgpass cross-node exits 0, its results come back valid (rc $rc: $(tail -n 2 "$scratch/err"))"
+# Silent for a minute no more: every stage on stderr, in order.
+awk '/^numa-vm: \[[0-9]+s\] building the static harness/ && !a { a = NR }
+	/^numa-vm: \[[0-9]+s\] building the initramfs/ && !b { b = NR }
+	/^numa-vm: \[[0-9]+s\] booting vmlinuz/ && !c { c = NR }
+	/^numa-vm: \[[0-9]+s\] the guest stopped/ && !d { d = NR }
+	END { exit !(a && a < b && b < c && c < d) }' "$scratch/err"
+ok $? "numa-vm announces its stages on stderr: static build, initramfs, boot, stop ($(grep -c '^numa-vm: \[' "$scratch/err") stage lines)"
 if [ -n "$f" ]; then
 	[ "$(get "$f" metadata.topology.nodes | grep -o '"id"' | wc -l)" -eq 2 ]
 	ok $? "2-node guest: the harness sees 2 nodes"
