@@ -4,7 +4,9 @@
 on a pseudo-terminal of a given width; what the terminal received goes to
 --out, byte for byte.  For tests of what mmtorture shows only on a terminal.
 
-    on-pty.py --cols 80 --out TTY [--stdout FILE] [--timeout S] -- CMD [ARG...]
+    on-pty.py --cols 80 --out TTY [--stdout FILE] [--answer TEXT] [--timeout S] -- CMD [ARG...]
+
+--answer types TEXT and Enter once the terminal shows a "[y/N]" question.
 
 Exits with the command's status (124 when it ran past --timeout).
 """
@@ -24,6 +26,7 @@ def main():
     ap.add_argument("--cols", type=int, default=80, help="terminal width (default 80)")
     ap.add_argument("--out", required=True, help="file for what the terminal received")
     ap.add_argument("--stdout", help="the command's stdout to this file, not the terminal")
+    ap.add_argument("--answer", help="typed (with Enter) when a [y/N] question appears")
     ap.add_argument("--timeout", type=float, default=120, help="seconds before it is killed (default 120)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER, help="-- the command and its arguments")
     a = ap.parse_args()
@@ -56,6 +59,9 @@ def main():
             if not chunk:
                 break
             got += chunk
+            if a.answer is not None and b"[y/N]" in got:
+                os.write(master, a.answer.encode() + b"\n")
+                a.answer = None
     rc = proc.wait()
     open(a.out, "wb").write(got)
     return rc if rc >= 0 else 128 - rc

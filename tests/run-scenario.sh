@@ -6,8 +6,9 @@
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
 tree="$scratch/tree"
-mkdir -p "$tree/build" "$tree/harness" "$tree/scenarios" "$tree/scripts" "$scratch/fakebin"
+mkdir -p "$tree/build" "$tree/harness" "$tree/scenarios" "$tree/scripts/lib" "$scratch/fakebin"
 cp "$MMT_SRCDIR/run-scenario" "$tree/"
+cp "$MMT_SRCDIR/scripts/lib/build-dirs.sh" "$tree/scripts/lib/"
 cp "$MMT_BIN" "$tree/build/mmtorture"
 for f in harness/main.c scenarios/msgpass.c configure.ac Makefile.am scripts/litmus2c.awk; do
 	echo "/* $f */" >"$tree/$f"
@@ -40,7 +41,7 @@ ok $? "SIGTERM during the build: exit 143 (got $rc), reported, the build stopped
 
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	chmod -R go-w "$tree"
-	chmod 755 "$scratch" "$tree" "$tree/build" "$tree/harness" "$tree/scenarios" "$tree/scripts"
+	chmod 755 "$scratch" "$tree" "$tree/build" "$tree/harness" "$tree/scenarios" "$tree/scripts" "$tree/scripts/lib"
 	rm -f "$tree/build/make.out"
 	nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 	nobody "$tree/run-scenario" --version >"$scratch/rs.out" 2>"$scratch/rs.err"
