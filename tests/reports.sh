@@ -199,7 +199,10 @@ JS
 	python3 -c 'import sys; t = open(sys.argv[1]).read(); j = open(sys.argv[2]).read()
 open(sys.argv[3], "w").write(t.replace("</body>", "<script>" + j + "</script></body>"))' \
 		"$scratch/rep.html" "$scratch/check.js" "$scratch/rep-check.html"
+	# A profile of its own: a user without a home (nobody under make
+	# distcheck) has nowhere else for it, and Chromium stops without one.
 	timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom \
+		--user-data-dir="$scratch/chromium-profile" \
 		"file://$scratch/rep-check.html" >"$scratch/dom.html" 2>/dev/null
 	res=$(grep -o 'data-plot-check="[^"]*"' "$scratch/dom.html")
 	printf '%s' "$res" | grep -q 'data-plot-check="ok [1-9]'
