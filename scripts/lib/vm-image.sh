@@ -1,7 +1,8 @@
 # Shared by scripts/numa-vm and scripts/lava-artefacts: the pieces of a
 # guest image, a Debian kernel (with its modules) and an initramfs root
 # with a static busybox and a static mmtorture.  POSIX sh, sourced; the
-# caller defines die() and sets top, arch and cache.
+# caller defines die() and sets top, arch and cache.  Each step is
+# announced on stderr, through the caller's stage() when it has one.
 #
 # vm_arch: sets qemu, debarch, console for $arch (x86_64, aarch64)
 # vm_fetch PKG NAME: a Debian package unpacked into $cache/NAME
@@ -12,6 +13,10 @@
 #   for a given IMAGE)
 # vm_root DIR: the initramfs skeleton in DIR: busybox, /mmtorture and
 #   mmtorture-result with links in /bin, the mount points
+
+vm_say() {
+	if command -v stage >/dev/null 2>&1; then stage "$*"; else echo "${0##*/}: $*" >&2; fi
+}
 
 vm_arch() {
 	case $arch in
@@ -24,7 +29,7 @@ vm_arch() {
 vm_fetch() {
 	dir="$cache/$2"
 	[ -d "$dir" ] && return 0
-	echo "${0##*/}: fetching $1" >&2
+	vm_say "fetching $1"
 	(cd "$cache" && rm -f ./*.deb && apt-get download "$1" >/dev/null 2>&1) ||
 		{ apt-get update -qq >/dev/null 2>&1 || true; (cd "$cache" && apt-get download "$1" >/dev/null 2>&1); } ||
 		die "apt-get download $1 failed"
@@ -45,18 +50,34 @@ vm_busybox() {
 	fi
 }
 
+# The static build goes beside the source, or under $MMT_BUILDDIR where the
+# source is read-only, and from a copy of the source where ./configure ran
+# in place (scripts/lib/build-dirs.sh).
 vm_harness() {
 	[ -x "$top/configure" ] || "$top/scripts/setup" >&2 || exit 3
 	if [ "$arch" = aarch64 ]; then
+		vm_say "building the static aarch64 harness (scripts/build-aarch64)"
 		harness=$("$top/scripts/build-aarch64") || exit 3
 	else
-		static="$top/build-static"
+		. "$top/scripts/lib/build-dirs.sh"
+		builds=$(mmt_work_dir "$top") || exit 3
+		static="$builds/build-static"
+		vm_say "building the static harness ($static)"
 		mkdir -p "$static"
-		# Tests boot guests in parallel (make -j): one build of the tree at a time.
-		exec 9>"$static/.build.lock"
-		flock -w 600 9 || { echo "${0##*/}: waited 600 s for another build of $static" >&2; exit 3; }
+		# Tests boot guests in parallel (make -j): one build of the tree at
+		# a time, and the source copy (when there is one) kept until done.
+		exec 9>"$builds/.build-src.lock"
+		flock -w 600 9 || { echo "${0##*/}: waited 600 s for another build from $top" >&2; exit 3; }
+		src=$(mmt_vpath_source "$top" "$builds") ||
+			{ echo "${0##*/}: cannot copy the configured source $top for a build of its own" >&2; exit 3; }
+		# Configured from another source directory (before or after an
+		# in-place ./configure): started again.
+		if [ -f "$static/Makefile" ] && ! grep -qx "srcdir = $src" "$static/Makefile"; then
+			rm -rf "$static"
+			mkdir -p "$static"
+		fi
 		if [ ! -f "$static/Makefile" ]; then
-			(cd "$static" && "$top/configure" LDFLAGS=-static >config.out 2>&1) ||
+			(cd "$static" && "$src/configure" LDFLAGS=-static >config.out 2>&1) ||
 				{ tail -n 1 "$static/config.out" >&2; exit 3; }
 		fi
 		make -C "$static" mmtorture mmtorture-result >"$static/make.out" 2>&1 ||
