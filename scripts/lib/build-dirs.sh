@@ -42,3 +42,9 @@ mmt_vpath_source() {
 		{ tail -n 5 "$2/build-src.out" >&2; return 1; }
 	echo "$2/build-src"
 }
+
+# mmt_cache_dir TOP: the parent of caches and artefacts (vm-cache,
+# lava-artefacts): TOP/build, or $MMT_BUILDDIR where TOP is read-only.
+mmt_cache_dir() {
+	if [ -w "$1" ] || [ -z "${MMT_BUILDDIR:-}" ]; then echo "$1/build"; else echo "$MMT_BUILDDIR"; fi
+}
