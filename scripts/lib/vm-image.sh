@@ -29,11 +29,17 @@ vm_arch() {
 vm_fetch() {
 	dir="$cache/$2"
 	[ -d "$dir" ] && return 0
+	# Guests boot in parallel (make -j) and share the cache: one fetch at a
+	# time, and the one that waited finds the package there.
+	exec 8>"$cache/.fetch.lock"
+	flock -w 600 8 || die "waited 600 s for another fetch into $cache"
+	[ -d "$dir" ] && { exec 8>&-; return 0; }
 	vm_say "fetching $1"
 	(cd "$cache" && rm -f ./*.deb && apt-get download "$1" >/dev/null 2>&1) ||
 		{ apt-get update -qq >/dev/null 2>&1 || true; (cd "$cache" && apt-get download "$1" >/dev/null 2>&1); } ||
 		die "apt-get download $1 failed"
 	dpkg-deb -x "$cache"/*.deb "$dir.tmp" && rm -f "$cache"/*.deb && mv "$dir.tmp" "$dir"
+	exec 8>&-
 }
 
 vm_busybox() {
