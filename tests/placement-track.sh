@@ -25,14 +25,23 @@ EOF
 
 for pair in ring:cached msgpass:release-acquire seqcount:kernel litmus:SB/kernel; do
 	sc=${pair%%:*} var=${pair#*:}
-	f="$scratch/$sc-moved.json"
-	MMT_TRACK_INTERVAL_MS=1 MMT_TEST_MOVE=1:0@500,1:1@1000 run "$sc" --variant "$var" --placement cpus:0,1 --duration 1500ms \
-		--events none --output "$f"
+	f="$scratch/$sc-moved.json" seen=1
+	# Up to 3 tries, each said: on a loaded host a litmus batch (where it
+	# samples) can outlast a 500 ms placement, and then no sample lands in it.
+	for try in 1 2 3; do
+		MMT_TRACK_INTERVAL_MS=1 MMT_TEST_MOVE=1:0@500,1:1@1000 run "$sc" --variant "$var" --placement cpus:0,1 \
+			--duration 1500ms --events none --output "$f"
+		[ $rc -eq 0 ] || break
+		check "$f" 't["samples"] >= 3' 't["moved"]' 't["moves"] >= 2' 'len(t["segments"]) >= 3' \
+			'len(t["by_placement"]) >= 2' \
+			'max(c["one_way_ns"] for c in t["by_placement"]) > 5 * min(c["one_way_ns"] for c in t["by_placement"])' \
+			'r["workers"][1]["cpu_seen"][1] == 1'
+		seen=$?
+		[ $seen -eq 0 ] && break
+		echo "# try $try: the move was not seen"
+	done
 	ok $rc "$sc $var runs with worker 1 moved mid-run (rc $rc)"
-	check "$f" 't["samples"] >= 3' 't["moved"]' 't["moves"] >= 2' 'len(t["segments"]) >= 3' \
-		'len(t["by_placement"]) >= 2' \
-		'max(c["one_way_ns"] for c in t["by_placement"]) > 5 * min(c["one_way_ns"] for c in t["by_placement"])' \
-		'r["workers"][1]["cpu_seen"][1] == 1'
+	[ $rc -eq 0 ] && [ $seen -eq 0 ]
 	ok $? "$sc: the move there and back is seen in-run, split into placements, worker back on CPU 1"
 	check "$f" 'sum(c["ops"] for c in t["by_placement"]) <= r["iterations"] + 4096' \
 		'all(c["ops_per_sec"] >= 0 and c["elapsed_ns"] <= r["elapsed_ns"] for c in t["by_placement"])'
