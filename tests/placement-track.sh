@@ -23,11 +23,21 @@ for expr in sys.argv[2:]:
 EOF
 }
 
+# A sample needs both workers running at once.  Beside a busy machine
+# (stress-ng --cpu 4) litmus, which samples only at its batch barriers,
+# rarely had both at once while they shared CPU 0 (0 of 3 tries): as root
+# the moved runs get nice -10, so the test is about the tracker, not about
+# how the host shares its CPUs (4 of 5 runs saw the move so beside
+# stress-ng).  Up to 3 tries, each said.
+plain_bin=$MMT_BIN
+if [ "$(id -u)" -eq 0 ]; then
+	printf '#!/bin/sh\nexec nice -n -10 "%s" "$@"\n' "$MMT_BIN" >"$scratch/boosted"
+	chmod +x "$scratch/boosted"
+	MMT_BIN=$scratch/boosted
+fi
 for pair in ring:cached msgpass:release-acquire seqcount:kernel litmus:SB/kernel; do
 	sc=${pair%%:*} var=${pair#*:}
 	f="$scratch/$sc-moved.json" seen=1
-	# Up to 3 tries, each said: on a loaded host a litmus batch (where it
-	# samples) can outlast a 500 ms placement, and then no sample lands in it.
 	for try in 1 2 3; do
 		MMT_TRACK_INTERVAL_MS=1 MMT_TEST_MOVE=1:0@500,1:1@1000 run "$sc" --variant "$var" --placement cpus:0,1 \
 			--duration 1500ms --events none --output "$f"
@@ -47,6 +57,7 @@ for pair in ring:cached msgpass:release-acquire seqcount:kernel litmus:SB/kernel
 		'all(c["ops_per_sec"] >= 0 and c["elapsed_ns"] <= r["elapsed_ns"] for c in t["by_placement"])'
 	ok $? "$sc: the split's operations add up to no more than the run's"
 done
+MMT_BIN=$plain_bin
 
 f="$scratch/steady.json"
 MMT_TRACK_INTERVAL_MS=1 run ring --variant cached --placement cpus:0,1 --duration 500ms --events none --output "$f"
