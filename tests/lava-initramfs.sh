@@ -7,16 +7,7 @@
 # 20-40 s of TCG.  Skipped without qemu, a static busybox or mke2fs.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
-if ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [ "$(uname -m)" != x86_64 ]; then
-	skip "no qemu-system-x86_64 on an x86_64 host (apt-get install qemu-system-x86)"
-	done_testing
-	exit
-fi
-if ! [ -x /bin/busybox ] || ! file -L /bin/busybox 2>/dev/null | grep -q 'statically linked'; then
-	skip "no static busybox (apt-get install busybox-static)"
-	done_testing
-	exit
-fi
+need_x86_guest
 if ! command -v mke2fs >/dev/null 2>&1; then
 	skip "no mke2fs to build the overlay disk (apt-get install e2fsprogs)"
 	done_testing

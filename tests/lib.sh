@@ -76,3 +76,18 @@ need_cpus() {
 		exit
 	fi
 }
+
+# need_x86_guest: what booting an x86_64 guest of scripts/lib/vm-image.sh
+# takes (qemu on an x86_64 host, a static busybox), else skip all.
+need_x86_guest() {
+	if ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [ "$(uname -m)" != x86_64 ]; then
+		skip "no qemu-system-x86_64 on an x86_64 host (apt-get install qemu-system-x86 busybox-static)"
+		done_testing
+		exit
+	fi
+	if ! [ -x /bin/busybox ] || ! file -L /bin/busybox 2>/dev/null | grep -q 'statically linked'; then
+		skip "no static busybox (apt-get install busybox-static)"
+		done_testing
+		exit
+	fi
+}

@@ -6,16 +6,7 @@
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
 vm="$MMT_SRCDIR/scripts/numa-vm"
-if ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [ "$(uname -m)" != x86_64 ]; then
-	skip "no qemu-system-x86_64 on an x86_64 host (apt-get install qemu-system-x86 busybox-static)"
-	done_testing
-	exit
-fi
-if ! [ -x /bin/busybox ] || ! file -L /bin/busybox 2>/dev/null | grep -q 'statically linked'; then
-	skip "no static busybox (apt-get install busybox-static)"
-	done_testing
-	exit
-fi
+need_x86_guest
 # The kernel and static build are cached under the source tree's build/.
 export MMT_RESULTS_DIR="$scratch/results"
 mkdir -p "$MMT_RESULTS_DIR"
