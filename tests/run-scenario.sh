@@ -33,7 +33,13 @@ kill -TERM "$pid"
 wait "$pid"
 rc=$?
 mk=$(cat "$scratch/make.pid" 2>/dev/null)
-sleep 0.1
+# The stopped make may take a moment to be gone (reaped by init after
+# run-scenario exits): up to 5 s, not a fixed nap that a loaded host outlasts.
+n=0
+while [ -n "$mk" ] && kill -0 "$mk" 2>/dev/null && [ $n -lt 250 ]; do
+	sleep 0.02
+	n=$((n + 1))
+done
 [ "$rc" -eq 143 ] && grep -q "interrupted by SIGTERM during the build: nothing was run" "$scratch/rs.err" &&
 	[ -n "$mk" ] && ! kill -0 "$mk" 2>/dev/null && [ ! -s "$scratch/rs.out" ]
 ok $? "SIGTERM during the build: exit 143 (got $rc), reported, the build stopped, nothing run: $(cat "$scratch/rs.err")"
