@@ -97,6 +97,7 @@ static void *trampoline(void *arg)
 	unsigned n = w->run->nr_workers;
 
 	w->cpu_seen_start = sched_getcpu();
+	mmt_worker_at(w, "start-up (waiting for the other workers)");
 	if (w->run->events)
 		mmt_counters_open_thread(w->run->events, &w->run->counters[w->id]);
 	/* The pthread barrier wakes everyone from sleep with tens of
@@ -109,6 +110,7 @@ static void *trampoline(void *arg)
 	if (w->run->events)
 		mmt_counters_enable(w->run->events, &w->run->counters[w->id]);
 	sync_state.t_begin[w->id] = mmt_now_ns();
+	mmt_worker_at(w, "its loop");
 	if (w->run->sc->variant_worker)
 		w->run->sc->variant_worker[w->run->variant - w->run->sc->variants](w);
 	else
@@ -119,6 +121,7 @@ static void *trampoline(void *arg)
 		mmt_counters_collect(w->run->events, &w->run->counters[w->id]);
 	}
 	w->cpu_seen_end = sched_getcpu();
+	mmt_worker_at(w, NULL);
 	__atomic_fetch_add(&sync_state.finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -243,6 +246,32 @@ static bool all_finished(unsigned n)
 	return __atomic_load_n(&sync_state.finished, __ATOMIC_ACQUIRE) == n;
 }
 
+/* The workers that did not stop, and the phase each is in (mmt_worker_at):
+ * "where it was", so a hang can be told from a slow loop and found. */
+static void report_hang(const struct mmt_run *run, struct mmt_run_outcome *out)
+{
+	unsigned n = run->nr_workers;
+	const char *sep = "";
+	int len;
+
+	out->end = MMT_END_HUNG;
+	len = snprintf(out->error, sizeof(out->error),
+		       "%u of %u workers did not stop within %llu s of the stop request:",
+		       n - __atomic_load_n(&sync_state.finished, __ATOMIC_ACQUIRE), n,
+		       HANG_GRACE_NS / 1000000000ull);
+	for (unsigned i = 0; i < n && len > 0 && (size_t)len < sizeof(out->error); i++) {
+		const struct mmt_worker *w = &run->workers[i];
+		const char *where = __atomic_load_n(&w->where, __ATOMIC_RELAXED);
+
+		if (!where)
+			continue;
+		len += snprintf(out->error + len, sizeof(out->error) - (size_t)len,
+				"%s worker %u (%s, CPU %d) in %s", sep, i,
+				w->role ? w->role : "worker", w->cpu, where);
+		sep = ";";
+	}
+}
+
 /* Sleeps until every worker returned, the duration passed or a signal came. */
 static void supervise(struct mmt_run *run, const pthread_t *threads, uint64_t duration_ns,
 		      const sigset_t *sigs, struct mmt_run_outcome *out)
@@ -260,11 +289,7 @@ static void supervise(struct mmt_run *run, const pthread_t *threads, uint64_t du
 		if (next_move_in(now - start, moves_done) < slice)
 			slice = next_move_in(now - start, moves_done);
 		if (stop_at && now - stop_at > HANG_GRACE_NS) {
-			out->end = MMT_END_HUNG;
-			snprintf(out->error, sizeof(out->error),
-				 "%u of %u workers did not stop within %llu s of the stop request",
-				 run->nr_workers - __atomic_load_n(&sync_state.finished, __ATOMIC_ACQUIRE),
-				 run->nr_workers, HANG_GRACE_NS / 1000000000ull);
+			report_hang(run, out);
 			return;
 		}
 		if (!stop_at && duration_ns) {
@@ -345,6 +370,7 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		w->cpu = cpus[i];
 		w->run = run;
 		w->cpu_seen_start = w->cpu_seen_end = -1;
+		w->where = "start-up (thread not yet running)";
 		CPU_ZERO(&set);
 		CPU_SET(cpus[i], &set);
 		pthread_attr_init(&attr);

@@ -25,7 +25,7 @@ struct mmt_run_outcome {
 	int signo;
 	uint64_t elapsed_ns;	/* first worker start to last worker end */
 	int actual_mem_node;	/* where the first shared page landed, -1 unknown */
-	char error[256];
+	char error[512];
 };
 
 /* Runs sc->prepare/worker/verify/cleanup.  run->sc, variant, opt,

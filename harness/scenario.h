@@ -123,6 +123,9 @@ struct mmt_worker {
 	struct mmt_track *track;
 	unsigned track_role, track_countdown;
 	uint64_t track_seen;
+	/* Where the worker is (mmt_worker_at), for the report of a run whose
+	 * workers do not stop: NULL once it has returned. */
+	const char *where;
 } __mmt_aligned;
 
 struct mmt_run {
@@ -201,6 +204,14 @@ static inline void mmt_witness_first(struct mmt_worker *w, uint64_t iteration)
 {
 	if (!w->first_witness_ns)
 		mmt_witness_note(w, iteration);
+}
+
+/* Names the phase the worker enters (a string literal): a wait between
+ * phases that never ends is reported as a hang in it.  Once per phase, not
+ * per iteration: it is a store to the worker's own line. */
+static inline void mmt_worker_at(struct mmt_worker *w, const char *where)
+{
+	__atomic_store_n(&w->where, where, __ATOMIC_RELAXED);
 }
 
 /*

@@ -382,6 +382,7 @@ static void barrier_wait(struct lk_ctx *c, struct mmt_worker *w, bool poll)
 {
 	unsigned gen = __atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE);
 
+	mmt_worker_at(w, "litmus batch barrier");
 	if (poll && w->track_role == MMT_TRACK_FOLLOWER)
 		mmt_track_poll(w, w->ops);
 	if (__atomic_add_fetch(&c->bar_count, 1, __ATOMIC_ACQ_REL) == c->nthreads) {
@@ -450,6 +451,14 @@ static uint64_t calibrate(struct lk_ctx *c, unsigned me, int chunks, int rounds,
 			} else {
 				while (READ_ONCE(c->cal[0][0]) != v + 1)
 					;
+#ifdef LK_TEST_HANG
+				/* tests/litmus.sh: a follower that never answers the
+				 * first batch's ping-pong (every run has that batch),
+				 * so the run hangs there and must say so */
+				if (base == 1024)
+					for (;;)
+						cpu_relax();
+#endif
 				WRITE_ONCE(c->cal[0][0], v + 2);
 			}
 		}
@@ -550,7 +559,10 @@ static void litmus_worker(struct mmt_worker *w)
 
 	w->role = "thread";
 	if (p->measure && me < 2) {
-		uint64_t first = calibrate(c, me, 15, 32, 0);
+		uint64_t first;
+
+		mmt_worker_at(w, "litmus calibration ping-pong");
+		first = calibrate(c, me, 15, 32, 0);
 
 		if (me == 0) {
 			mmt_tune_init(&p->tune, MMT_PROBE_STABLE_RATIO, first);
@@ -584,7 +596,10 @@ static void litmus_worker(struct mmt_worker *w)
 		/* The period and the wait follow this batch's latency, not the
 		 * run's start: a move of the vCPUs re-tunes them (issue 16). */
 		if (p->measure && me < 2) {
-			uint64_t x = calibrate(c, me, 5, 8, (batches + 1) * 1024);
+			uint64_t x;
+
+			mmt_worker_at(w, "litmus calibration ping-pong");
+			x = calibrate(c, me, 5, 8, (batches + 1) * 1024);
 
 			if (me == 0) {
 				mmt_tune_sample(&p->tune, x);
@@ -610,8 +625,10 @@ static void litmus_worker(struct mmt_worker *w)
 			c->ran = c->batch;	/* every thread has read the last batch's */
 		}
 		barrier_wait(c, w, false);
+		mmt_worker_at(w, "litmus racing loop");
 		fn(c, me);
 		barrier_wait(c, w, true);
+		mmt_worker_at(w, "litmus counting");
 		/* c->ran: the whole batch, or where P0 cut it */
 		from = c->ran * me / n;
 		to = c->ran * (me + 1) / n;

@@ -128,6 +128,27 @@ set -- $(cut bad "-DLK_TEST_LATE_FOLLOWER -DLK_TEST_BAD_CUT")
 [ "${1:-0}" -gt 0 ] && [ "$2" -gt 0 ]
 ok $? "known-bad: a cut that drops the follower's released iteration is caught (${1:-?} cuts, ${2:-?} half-run iterations)"
 
+# A worker that never answers is a hang, reported with where each worker
+# was: the follower of this build stops answering the calibration
+# ping-pong once the run is asked to stop.  Exit 3 within the 10 s grace,
+# the record "hung", the reason naming the phase, the document valid.
+mkdir -p "$scratch/hang"
+cp "$MMT_SRCDIR/scenarios/litmus/SB.litmus" "$scratch/hang/"
+if make -s -C "$builddir" litmus-alt LITMUS_ALT="$scratch/hang" LITMUS_ALT_CPPFLAGS=-DLK_TEST_HANG \
+	>"$scratch/hang/make.out" 2>&1; then
+	timeout -k 5 60 "$scratch/hang/mmtorture" litmus --test SB --primitives kernel --sync 2 \
+		--duration 100ms --output "$scratch/hang/r.json" >"$scratch/hang/out" 2>&1
+	rc=$?
+	reason=$("$MMT_PYTHON3" -c 'import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+print(r["status"], r["reason"])' "$scratch/hang/r.json" 2>/dev/null)
+	[ "$rc" -eq 3 ] && "$MMT_VALIDATE" "$scratch/hang/r.json" >/dev/null 2>&1 &&
+		printf '%s' "$reason" | grep -Eq '^hung 2 of 2 workers did not stop within 10 s of the stop request: worker 0 \(thread, CPU [0-9]+\) in litmus calibration ping-pong; worker 1 \(thread, CPU [0-9]+\) in litmus calibration ping-pong$'
+	ok $? "a hung ping-pong: exit 3 (got $rc), reported where: ${reason:-no record}"
+else
+	ok 1 "a hung ping-pong: the LK_TEST_HANG build failed ($(tail -n 1 "$scratch/hang/make.out"))"
+fi
+
 run litmus --test SB --primitives kernel --sync 2 --duration 300ms --assume-forbidden --output "$scratch/wrong.json"
 [ "$rc" -eq 1 ] && printf '%s' "$out" | grep -q 'FORBIDDEN AND SEEN'
 ok $? "a wrong expectation (SB forbidden) is caught: exit 1, FORBIDDEN AND SEEN"
