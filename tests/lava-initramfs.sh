@@ -4,12 +4,17 @@
 # virtio-blk disk mounted by /dev/disk/by-uuid exactly as LAVA's test shell
 # does it, lava/run-suite run from there with stand-in lava-test-case,
 # two NUMA nodes seen, the machine id taken from the NIC's MAC.  About
-# 20-40 s of TCG.  Skipped without qemu, a static busybox or mke2fs.
+# 20-40 s of TCG.  Skipped without qemu, a static busybox, mke2fs or depmod.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
 need_x86_guest
 if ! command -v mke2fs >/dev/null 2>&1; then
 	skip "no mke2fs to build the overlay disk (apt-get install e2fsprogs)"
+	done_testing
+	exit
+fi
+if ! command -v depmod >/dev/null 2>&1; then
+	skip "no depmod to index the initramfs modules (apt-get install kmod)"
 	done_testing
 	exit
 fi
