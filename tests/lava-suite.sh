@@ -46,9 +46,12 @@ PATH=/usr/bin:/bin MMT_BIN=$MMT_BIN "$suite" --suite "$scratch/one" --results "$
 ok $? "outside a LAVA test shell (no lava-test-case): exit 2"
 
 # --- a real suite: names, sets, measurements, the results file in the log ---------
+# The injected fault's lines run by count (20000 messages), not by time:
+# beside stress-ng --cpu 4 a 100 ms run once saw no witness, and its case
+# rightly failed.
 cat >"$scratch/real" <<'EOF'
 # two lines of one scenario: sets msgpass and msgpass_2
-msgpass --variant mb,broken-publish-first --placement same-node --duration 100ms --events none
+msgpass --variant mb,broken-publish-first --placement same-node --iterations 20000 --events none
 litmus --test SB+mbs --primitives kernel --placement same-node --duration 100ms --events none
 msgpass --variant mb --placement same-node --duration 50ms --events none
 EOF
@@ -77,7 +80,7 @@ awk '/^@@MMT-FILE 02-litmus.json@@$/ { on = 1; next } /^@@MMT-END@@$/ { on = 0 }
 ok $? "each results file comes back in the log (base64 between markers), valid"
 
 # --- --assume-forbidden: the forbidden witness must fail ----------------------------
-printf 'msgpass --variant broken-publish-first --duration 100ms --events none\n' >"$scratch/inj"
+printf 'msgpass --variant broken-publish-first --iterations 20000 --events none\n' >"$scratch/inj"
 lava "$scratch/inj" -- --assume-forbidden
 [ "$rc" -eq 1 ] && grep -q '^case msgpass\.broken-publish-first\.same-node\.0 --result fail ' "$STUB_LOG" &&
 	has "case msgpass.exit-code --result fail --measurement 1 --units exit"
