@@ -8,16 +8,25 @@
 need_cpus 2 "the checker proof"
 
 for sc in $(scenarios); do
-	extra= dur=300ms
-	# mmrace's faults need the writers running while the protector is in
-	# its window: beside stress-ng --cpu 4 a 300 ms run of
-	# broken-early-epoch once caught nothing (1 of 15 seen); 1 s caught 6 of 6.
-	[ "$sc" = mmrace ] && extra="--walk-pages 4096" dur=1s
+	# How long: where the two sides go in lockstep (msgpass waits for each
+	# acknowledgement, the ring for room or items) a count of operations,
+	# every one of which both sides take part in: beside stress-ng --cpu 4
+	# a 100 ms msgpass run once saw no message race.  The seqcount reader
+	# runs free of its writer: a time.  mmrace's faults need the writers
+	# running while the protector is in its window: beside stress-ng
+	# --cpu 4 a 300 ms run of broken-early-epoch once caught nothing (1 of
+	# 15 seen); 1 s caught 6 of 6.
+	case $sc in
+	msgpass) how="--iterations 20000" ;;
+	ring) how="--iterations 1M" ;;
+	mmrace) how="--duration 1s --walk-pages 4096" ;;
+	*) how="--duration 300ms" ;;
+	esac
 	for v in $(variants_of "$sc" injected); do
 		for i in 1 2 3; do
 			f="$scratch/$sc-$v-$i.json"
 			# shellcheck disable=SC2086
-			run "$sc" --variant "$v" --duration "$dur" $extra --output "$f"
+			run "$sc" --variant "$v" $how --output "$f"
 			line=$(runs "$f")
 			set -- $line
 			[ "$rc" -eq 0 ] && [ "$4" = ok ] && [ "$5" -gt 0 ] &&
