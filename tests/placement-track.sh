@@ -73,7 +73,7 @@ ok $? "MMT_TRACK_INTERVAL_MS=0 turns tracking off (placement_track null)"
 # Detection speed: broken-drop loses item 1023 first, so the first
 # witness is at exactly 1023 items.
 f="$scratch/drop.json"
-run ring --variant broken-drop --duration 200ms --events none --output "$f"
+run ring --variant broken-drop --iterations 100k --events none --output "$f"
 check "$f" 'd["first_witness_iteration"] == 1023' 'd["first_witness_ns"] is not None' \
 	'0 <= d["first_witness_ns"] <= r["elapsed_ns"]' 'd["witnesses"] == r["witnesses"]["count"]' \
 	'd["witnesses_per_sec"] > 0'
