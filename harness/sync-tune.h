@@ -57,4 +57,15 @@ int mmt_tune_sample(struct mmt_tune *t, uint64_t one_way_cycles);
  */
 uint64_t mmt_tune_period(uint64_t one_way_cycles);
 
+/*
+ * The most one-way latency the loops follow, ns.  A line crosses dies in
+ * ~230 ns here and sockets in well under a microsecond; a sample above
+ * this is two threads on one CPU (a forced move, or the scheduler's),
+ * each answer a context switch, milliseconds on a loaded machine.  Slots
+ * that far apart never overlap, and a tsc batch runs to its end after
+ * the stop: 10000 slots at such a period kept a 1.5 s run going for 5 s
+ * and left it one sample after the threads were apart again.
+ */
+#define MMT_TUNE_MAX_ONE_WAY_NS 5000
+
 #endif

@@ -306,6 +306,7 @@ struct priv {
 	bool measure;			/* calibrate before every batch */
 	uint64_t done, cut;
 	struct mmt_tune tune;
+	uint64_t max_level;		/* cycles: MMT_TUNE_MAX_ONE_WAY_NS */
 	struct lk_segment seg[LK_MAXSEG], overflow;
 	unsigned nseg;
 	uint64_t mark, end_mark;	/* P0: cycles at the last batch start, at its loop's end */
@@ -356,6 +357,7 @@ static int litmus_prepare(struct mmt_run *run)
 	p->adapt_period = !c->period && (p->sync_opt == LK_SYNC_TSC || p->sync_opt == LK_SYNC_ROTATE);
 	p->adapt_wait = !c->delay && (p->sync_opt == LK_SYNC_USERFENCE || p->sync_opt == LK_SYNC_ROTATE);
 	p->measure = c->nthreads > 1 && (p->adapt_period || p->adapt_wait);
+	p->max_level = (uint64_t)(MMT_TUNE_MAX_ONE_WAY_NS * run->cycles_per_ns);
 	if (!c->period)
 		c->period = LK_FALLBACK_PERIOD;	/* until the first measurement */
 	c->nvars = p->test->nvars;
@@ -478,12 +480,16 @@ static uint64_t calibrate(struct lk_ctx *c, unsigned me, int chunks, int rounds,
 }
 
 /* P0: what the loops use at the tuner's level. */
+/* What the loops use: the level, at most MMT_TUNE_MAX_ONE_WAY_NS's worth
+ * (the segment still records the latency measured). */
 static void apply_level(struct priv *p)
 {
+	uint64_t lat = p->tune.level < p->max_level ? p->tune.level : p->max_level;
+
 	if (p->adapt_period)
-		p->ctx.period = mmt_tune_period(p->tune.level);
+		p->ctx.period = mmt_tune_period(lat);
 	if (p->adapt_wait)
-		p->ctx.uf_delay = p->tune.level;
+		p->ctx.uf_delay = lat;
 }
 
 static struct lk_segment *current_segment(struct priv *p)
