@@ -110,4 +110,31 @@ rc=$?
 [ "$rc" -eq 3 ] && grep -q 'hung' "$scratch/err"
 ok $? "a guest that does not finish is killed at --timeout and reported (rc $rc)"
 
+# SIGTERM to numa-vm alone (what timeout(1) sends) stops the guest too:
+# beside stress-ng --cpu 4 the old foreground qemu kept a "timeout 300"
+# run going to numa-vm's own 600 s.
+"$vm" --nodes 2 -- ./run-scenario msgpass --variant mb --placement spread --duration 120s \
+	>"$scratch/out" 2>"$scratch/err" &
+pid=$!
+n=0
+while ! grep -q 'the guest is up' "$scratch/err" 2>/dev/null && [ $n -lt 1200 ] && kill -0 $pid 2>/dev/null; do
+	sleep 0.1
+	n=$((n + 1))
+done
+kill -TERM $pid 2>/dev/null
+n=0
+while kill -0 $pid 2>/dev/null && [ $n -lt 300 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+if kill -0 $pid 2>/dev/null; then
+	kill -KILL $pid
+	rc=timeout
+else
+	wait $pid
+	rc=$?
+fi
+[ "$rc" = 143 ] && grep -q 'numa-vm: interrupted (SIGTERM)' "$scratch/err"
+ok $? "SIGTERM to numa-vm: the guest is stopped and it exits 143 within 30 s (rc $rc: $(tail -n 1 "$scratch/err"))"
+
 done_testing
