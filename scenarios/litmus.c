@@ -479,9 +479,9 @@ static uint64_t calibrate(struct lk_ctx *c, unsigned me, int chunks, int rounds,
 	return chunk[chunks / 2] / 2 ? chunk[chunks / 2] / 2 : 1;
 }
 
-/* P0: what the loops use at the tuner's level. */
-/* What the loops use: the level, at most MMT_TUNE_MAX_ONE_WAY_NS's worth
- * (the segment still records the latency measured). */
+/* P0: what the loops use at the tuner's level, at most
+ * MMT_TUNE_MAX_ONE_WAY_NS's worth (the segment still records the latency
+ * measured). */
 static void apply_level(struct priv *p)
 {
 	uint64_t lat = p->tune.level < p->max_level ? p->tune.level : p->max_level;
