@@ -55,10 +55,17 @@ static void list_scenarios(const struct mmt_cli *cli)
 
 		snprintf(prefix, sizeof(prefix), "%s: ", sc->name);
 		mmt_term_wrap(stdout, width, prefix, 2, sc->help);
-		printf("  threads: %u", sc->min_threads);
-		if (sc->max_threads != sc->min_threads)
-			printf(sc->max_threads ? "-%u" : "+", sc->max_threads);
-		printf(" (default %u), counts %s\n  variants:\n", sc->default_threads, sc->ops_unit);
+		{
+			char range[32];
+
+			snprintf(range, sizeof(range), sc->max_threads == sc->min_threads ? "%u"
+				 : sc->max_threads ? "%u-%u" : "%u+", sc->min_threads, sc->max_threads);
+			snprintf(text, sizeof(text), "%s (default %u%s), counts %s", range, sc->default_threads,
+				 sc->default_threads_fit ? ", or as many as the placement has CPUs" : "",
+				 sc->ops_unit);
+			mmt_term_wrap(stdout, width, "  threads: ", hang, text);
+		}
+		printf("  variants:\n");
 		for (unsigned v = 0; v < sc->nr_variants; v++) {
 			const struct mmt_variant *var = &sc->variants[v];
 			const char *tag = var->injected ? "injected fault"
@@ -239,6 +246,27 @@ static int pending_signal(const sigset_t *sigs)
 	return sig > 0 ? sig : 0;
 }
 
+/* Plans *threads workers; a scenario whose default count may fit the
+ * placement (default_threads_fit) gets fewer, down to its minimum, when
+ * the count was not given.  The reason is the asked-for count's. */
+static int plan_threads(const struct mmt_topology *topo, const struct mmt_scenario *sc,
+			const struct mmt_placement *pl, bool defaulted, unsigned *threads, int *cpus,
+			char *reason, size_t len)
+{
+	char why[256];
+
+	if (!mmt_placement_plan(topo, pl, (int)*threads, cpus, reason, len))
+		return 0;
+	if (!defaulted || !sc->default_threads_fit || pl->kind == MMT_PLACE_CPUS)
+		return 1;
+	for (unsigned t = *threads - 1; t >= sc->min_threads && t > 0; t--)
+		if (!mmt_placement_plan(topo, pl, (int)t, cpus, why, sizeof(why))) {
+			*threads = t;
+			return 0;
+		}
+	return 1;
+}
+
 /* One run: plan, probe, execute, probe, record.  Returns the record, or
  * NULL when a signal came before the run started. */
 static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
@@ -261,12 +289,13 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 		opt[k] = mmt_cli_option_value(cli, &sc->options[k]);
 	rec = base_record(sc, v, pl, rep, threads, seed, opt);
 	tot->runs++;
-	if (mmt_placement_plan(topo, pl, (int)threads, cpus, reason, sizeof(reason)) ||
+	if (plan_threads(topo, sc, pl, !v->threads && !cli->threads, &threads, cpus, reason, sizeof(reason)) ||
 	    (mem_node = choose_mem_node(topo, cli, cpus[0], reason, sizeof(reason))) < 0) {
 		json_object_set_new(rec, "reason", json_string(reason));
 		tot->skipped++;
 		return rec;
 	}
+	json_object_set_new(rec, "threads", json_integer(threads));	/* what the plan fitted */
 	run.sc = sc;
 	run.variant = v;
 	run.opt = opt;

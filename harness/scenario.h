@@ -71,6 +71,11 @@ struct mmt_scenario {
 	const struct mmt_option *options;
 	unsigned nr_options;
 	unsigned min_threads, default_threads, max_threads; /* max 0: no limit */
+	/* Without --threads, a placement with fewer usable CPUs than
+	 * default_threads runs with as many as it has, down to min_threads,
+	 * instead of being skipped (mmrace: its migrator then shares the
+	 * protector's CPU).  The record's "threads" says what ran. */
+	bool default_threads_fit;
 	/* Outcome names for the histogram; outcome 0 is "as expected", every
 	 * other outcome is a witness. */
 	const char *const *outcomes;

@@ -18,7 +18,15 @@
  * then a futex, so a migrator sharing a writer's CPU does not steal it),
  * wait a random delay below the walk's measured length, migrate, read the
  * PFNs again and say done.  m0/m1 bracket the migrate call, so the
- * protector can tell a migration inside its walk from one outside.
+ * protector can tell a migration inside its walk from one outside; the
+ * "moving" word and the CPU sampled around the call let the writers say
+ * whether one of them stored to the pages from another CPU meanwhile.
+ *
+ * Its CPU: its own where the line-up has one; else the protector's, never
+ * a writer's (a switch to this process there loads another page table
+ * and, under emulation, empties that CPU's TLB: no stale entry could
+ * outlive the move).  On the protector's CPU it runs when the walk is
+ * preempted, with the walk's flush still pending.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +50,7 @@
 #include "mutant.h"
 
 #define SPIN_BEFORE_SLEEP_NS 20000ull
+#define NAP_MIN_NS 10000ull	/* the shortest nap on the protector's CPU */
 
 static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
@@ -70,6 +79,27 @@ static bool wait_walk(struct mmr_ctl *c, uint32_t n, pid_t parent)
 			futex(&c->walk_seq, FUTEX_WAIT, n - 1, &ts);
 			__atomic_store_n(&c->child_sleeping, 0, __ATOMIC_SEQ_CST);
 		}
+	}
+	return true;
+}
+
+/*
+ * On the protector's CPU: waits for walk n by napping, each nap a random
+ * length below the walk's, so that the wake-up that finds the walk begun
+ * lands inside it and preempts it there, its flush pending.  A futex wake
+ * at the walk's start would run this process before the walk instead.
+ */
+static bool nap_into_walk(struct mmr_ctl *c, uint32_t n, pid_t parent, uint64_t *seed)
+{
+	while (__atomic_load_n(&c->walk_seq, __ATOMIC_ACQUIRE) < n) {
+		uint64_t bound = READ_ONCE(c->delay_max_ns);
+		struct timespec ts = { 0, 0 };
+
+		if (READ_ONCE(c->stop) || getppid() != parent)
+			return false;
+		*seed = mmt_mix64(*seed);
+		ts.tv_nsec = (long)(NAP_MIN_NS + (bound ? *seed % bound : 0) % (1000000000ull - NAP_MIN_NS));
+		nanosleep(&ts, NULL);
 	}
 	return true;
 }
@@ -116,6 +146,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 	int nodes[MMR_MAX_HOT], status[MMR_MAX_HOT];
 	uint64_t seed = p->run->seed ^ 0x6d6967726174ull;
 	int fd, kfd;
+	bool shares_protector;
 	cpu_set_t set;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -130,34 +161,51 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 	CPU_ZERO(&set);
 	CPU_SET(READ_ONCE(c->child_cpu) < 0 ? 0 : READ_ONCE(c->child_cpu), &set);
 	sched_setaffinity(0, sizeof(set), &set);
+	prctl(PR_SET_TIMERSLACK, 1ul);	/* naps as long as asked */
+	shares_protector = READ_ONCE(c->child_cpu) == READ_ONCE(c->protector_cpu);
 	for (unsigned i = 0; i < p->hot; i++)
 		pages[i] = base + (size_t)i * MMR_PAGE;
 
 	for (uint64_t n = 1; !READ_ONCE(c->stop); n++) {
 		uint64_t moved = 0, delay, t;
 		int64_t k0, k1;
+		int cpu0, cpu1;
 		long rc;
 
 		for (unsigned i = 0; i < p->hot; i++)
 			(void)READ_ONCE(*(volatile uint64_t *)pages[i]);
 		read_pfns(fd, base, p->hot, c->pfn_before[n & 1]);
 		smp_store_release(&c->child_ready, n);
-		if (!wait_walk(c, (uint32_t)n, parent) || READ_ONCE(c->stop))
+		if (!(shares_protector ? nap_into_walk(c, (uint32_t)n, parent, &seed)
+				       : wait_walk(c, (uint32_t)n, parent)) || READ_ONCE(c->stop))
 			break;
 		if (p->variant == V_MIGRATE_AFTER_WALK)
 			/* The control: only once mprotect has returned, its
 			 * flush done, so no flush can be pending. */
-			while (smp_load_acquire(&c->epoch) < 4 * n - 2 && !READ_ONCE(c->stop))
-				cpu_relax();
-		delay = READ_ONCE(c->delay_max_ns);
+			while (smp_load_acquire(&c->epoch) < 4 * n - 2 && !READ_ONCE(c->stop)) {
+				if (shares_protector)
+					sched_yield();	/* the walk needs this CPU */
+				else
+					cpu_relax();
+			}
+		/* A spin on the protector's CPU would only hold the walk
+		 * still: there the move comes when the walk is preempted. */
+		delay = shares_protector ? 0 : READ_ONCE(c->delay_max_ns);
 		seed = mmt_mix64(seed);
 		t = mmt_now_ns() + (delay ? seed % (delay + 1) : 0);
 		while ((int64_t)(mmt_now_ns() - t) < 0)
 			cpu_relax();
 		k0 = kernel_window(kfd);
+		cpu0 = sched_getcpu();
+		/* moving brackets m0..m1: a writer's store between its two
+		 * reads of n ran while the call was moving the pages. */
+		smp_store_release(&c->moving, n);
 		c->m0 = mmt_now_ns();
 		rc = migrate(p, base, n, pages, nodes, status);
 		c->m1 = mmt_now_ns();
+		smp_store_release(&c->moving, 0);
+		cpu1 = sched_getcpu();
+		c->migrator_cpu = cpu0 == cpu1 ? cpu0 : -1;
 		k1 = kernel_window(kfd);
 		c->kwindow = k0 < 0 || k1 < 0 ? -1 : k1 - k0;
 		c->migrate_calls++;

@@ -96,6 +96,42 @@ uint64_t mmr_calibrate_guard(struct mmr_priv *p)
 	return best;
 }
 
+/*
+ * Walk n moved pages inside its time: is that the race?  Only if a writer
+ * on another CPU than the migrator's stored to them, unfaulted, while they
+ * moved: a live translation elsewhere, the premise of 20841405940e.  A
+ * writer on the migrator's own CPU does not count: under emulation the
+ * switch to the migrator's page table empties that CPU's TLB, and on
+ * hardware whether its entry survives depends on PCIDs, which nothing
+ * here can see.
+ */
+static void judge_walk(struct mmr_priv *p, uint64_t n, uint64_t moved, int migrator_cpu)
+{
+	bool cross = false, same = false;
+
+	for (unsigned w = 0; w < p->nwriters; w++) {
+		struct mmr_writer *ws = &p->ws[w];
+		int cpu;
+
+		if (smp_load_acquire(&ws->moving_store_walk) != n)
+			continue;
+		cpu = READ_ONCE(ws->moving_store_cpu);
+		if (migrator_cpu >= 0 && cpu != migrator_cpu) {
+			cross = true;
+		} else {
+			same = true;
+			p->same_cpu_seen = cpu;
+		}
+	}
+	p->in_window += moved;
+	if (cross)
+		p->raced += moved;
+	else if (same)
+		p->in_window_same_cpu += moved;
+	else
+		p->in_window_no_store += moved;
+}
+
 static void start_walk(struct mmr_priv *p, uint64_t n)
 {
 	struct mmr_ctl *c = p->ctl;
@@ -116,7 +152,7 @@ static void end_iteration(struct mmr_priv *p, uint64_t n)
 	/* Writers check after this open: iteration n-1's losses are known. */
 	for (unsigned w = 0; w < p->nwriters && p->run->opt[OPT_STOP_ON_LOST]; w++)
 		lost |= READ_ONCE(p->ws[w].lost) != 0;
-	if ((target && p->in_window >= target) || lost || (p->run->iterations && n >= p->run->iterations))
+	if ((target && p->raced >= target) || lost || (p->run->iterations && n >= p->run->iterations))
 		mmt_request_stop();
 }
 
@@ -129,7 +165,7 @@ void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
 	const uint64_t g = p->guard_ns;
 
 	for (uint64_t n = 1; !mmt_should_stop(); n++) {
-		uint64_t p0, p1;
+		uint64_t p0, p1, moved_in_walk;
 
 		if (!WAIT_WRITERS(p, acked, n - 1, "a writer to check its words after the walk"))
 			break;
@@ -142,33 +178,42 @@ void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
 			   (uint64_t)(p->walk_ns_ema - p->migrate_ns_ema) : 0);
 		/* broken-early-epoch lies: "returned" before the call. */
 		smp_store_release(&c->epoch, lie ? 4 * n - 2 : 4 * n - 3);
-		p0 = mmt_now_ns();
 		if (migrate)
 			start_walk(p, n);
+		/* After the wake: a migrator on this CPU that ran at once
+		 * moved the pages before the walk began, and says so. */
+		p0 = mmt_now_ns();
 		mprotect(p->region, len, PROT_NONE);
 		p1 = mmt_now_ns();
 		smp_store_release(&c->epoch, 4 * n - 2);	/* protected, flushed */
 		p->mprotect_calls++;
 		p->walk_ns_ema = p->walk_ns_ema ? p->walk_ns_ema * 0.9 + 0.1 * (double)(p1 - p0)
 							: (double)(p1 - p0);
+		moved_in_walk = 0;
 		if (migrate && wait_for(p, &c->child_done, n, "the migrator to finish its move")) {
 			uint64_t m0 = c->m0, m1 = c->m1, moved = c->moved;
 
 			p->migrate_ns_ema = p->migrate_ns_ema ?
 				p->migrate_ns_ema * 0.9 + 0.1 * (double)(m1 - m0) : (double)(m1 - m0);
 			if (moved && m0 > p0 + g && m1 + g < p1)
-				p->in_window += moved;
+				moved_in_walk = moved;
 			else
 				p->outside_window += moved;
 			/* The kernel's own word, where it can give it. */
 			p->kernel_in_window = c->kwindow < 0 || p->kernel_in_window < 0 ? -1 :
 					      p->kernel_in_window + c->kwindow;
+			if (c->migrator_cpu >= 0 && c->migrator_cpu < 64)
+				p->migrator_cpus |= 1ull << c->migrator_cpu;
 			if (moved)
 				check_victims(p, n);
 		}
 		/* Every writer has faulted: its TLB entries for the walk are
-		 * gone, so what it reads after access is back is the memory. */
+		 * gone, so what it reads after access is back is the memory;
+		 * and its stores of walk n are all made, so what they saw of
+		 * the migration can be judged. */
 		WAIT_WRITERS(p, fault_seen, n, "a writer to fault on the protected walk");
+		if (moved_in_walk)
+			judge_walk(p, n, moved_in_walk, c->migrator_cpu);
 		smp_store_release(&c->epoch, 4 * n - 1);	/* restoring */
 		mprotect(p->region, len, PROT_READ | PROT_WRITE);
 		p->mprotect_calls++;

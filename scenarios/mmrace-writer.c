@@ -172,11 +172,28 @@ void mmr_remove_segv(void)
 	mmr_active = NULL;
 }
 
+/* A store of walk n completed, unfaulted, while the migrator's walk-n call
+ * ran: the race's premise, if this CPU is not the migrator's.  cpu_before
+ * was read before the store; a writer that moved meanwhile proves
+ * nothing about where its store ran. */
+static void note_store_while_moving(struct mmr_writer *ws, uint64_t n, int cpu_before)
+{
+	if (cpu_before < 0 || sched_getcpu() != cpu_before)
+		return;
+	ws->stores_while_moving++;
+	if (ws->moving_store_walk != n) {
+		WRITE_ONCE(ws->moving_store_cpu, cpu_before);
+		smp_store_release(&ws->moving_store_walk, n);
+	}
+}
+
 /*
  * The store loop.  The epoch read before and after each store classifies
  * it: completed during the walk (a window write: legal, and what the race
  * needs) or completed while mprotect had returned before and after it
- * (impossible: the flush must make it fault, a stale_tlb_write).
+ * (impossible: the flush must make it fault, a stale_tlb_write).  The
+ * migrator's "moving" word, read beside the epoch, says whether a window
+ * write also ran while the pages moved.
  */
 static void writer_loop(struct mmr_priv *p, struct mmr_writer *ws, unsigned w)
 {
@@ -185,8 +202,9 @@ static void writer_loop(struct mmr_priv *p, struct mmr_writer *ws, unsigned w)
 
 	while (!READ_ONCE(c->stop)) {
 		for (unsigned k = 0; k < ws->nwords; k++) {
-			uint64_t v = mmr_tag(w, ++ws->seq), e1, e2;
+			uint64_t v = mmr_tag(w, ++ws->seq), e1, e2, mv1, mv2;
 			uint64_t *dst = ws->words[k];
+			int cpu = -1;
 
 			if (inject && unlikely(ws->stale_hold)) {
 				/* As a CPU inside the window: no fresh store may
@@ -200,6 +218,9 @@ static void writer_loop(struct mmr_priv *p, struct mmr_writer *ws, unsigned w)
 				ws->stale_hold = false;
 			}
 			e1 = smp_load_acquire(&c->epoch);
+			mv1 = READ_ONCE(c->moving);
+			if (unlikely(mv1))	/* rare: the CPU, before the store */
+				cpu = sched_getcpu();
 			ws->faulted = 0;
 			if (inject && ws->stale_left) {
 				/* The stale TLB entry, made explicit: the same word
@@ -214,12 +235,16 @@ static void writer_loop(struct mmr_priv *p, struct mmr_writer *ws, unsigned w)
 			WRITE_ONCE(ws->ledger[k], v);
 			smp_rmb();
 			e2 = READ_ONCE(c->epoch);
+			mv2 = READ_ONCE(c->moving);
 			ws->stores++;
 			if (unlikely(MMR_PHASE(e1)) && e1 == e2 && !ws->faulted) {
-				if (MMR_PHASE(e1) == 1)
+				if (MMR_PHASE(e1) == 1) {
 					ws->window_writes++;
-				else if (MMR_PHASE(e1) == 2)
+					if (mv1 == MMR_ITER(e1) && mv2 == mv1)
+						note_store_while_moving(ws, mv1, cpu);
+				} else if (MMR_PHASE(e1) == 2) {
 					ws->stale_violations++;
+				}
 			}
 		}
 	}
@@ -230,6 +255,7 @@ void mmr_writer_main(struct mmr_priv *p, unsigned w)
 	struct mmr_writer *ws = &p->ws[w];
 
 	ws->cpu = sched_getcpu();
+	ws->moving_store_cpu = -1;
 	my_index = w;
 	my_writer = ws;
 	if (sigsetjmp(ws->crash_env, 1)) {

@@ -20,9 +20,12 @@
  *              moment inside the walk (mmrace-migrator.c)
  *   compactor  writes /proc/sys/vm/compact_memory (root); NUMA balancing
  *              is switched on for the run (root) and put back
- * Placement: worker 0 is the protector; with 2 workers worker 1 is the
- * writer and the migrator shares its CPU; with N > 2, workers 1..N-2 are
- * writers and the migrator process runs on worker N-1's CPU.
+ * Line-up: worker 0 is the protector; with N >= 3 workers (the default
+ * where the placement has 3 CPUs), workers 1..N-2 are writers and the
+ * migrator process runs on worker N-1's CPU, each actor on its own; with
+ * 2, worker 1 is the writer and the migrator shares the protector's CPU,
+ * never the writer's (--migrator-beside-writer 1 puts it there, a line-up
+ * that cannot race, to check that the evidence says so).
  *
  * Findings: lost_write (a word older than its ledger after the writer's
  * TLB was flushed), foreign_write (a writer's value in freshly allocated
@@ -30,9 +33,13 @@
  * although mprotect had returned before and after it), crash, kernel_splat.
  * Evidence that can be false: a migration is in the window only if its
  * call began more than the guard after the walk's start and ended more
- * than the guard before its return (migrations_in_window; the
- * migrate-after-walk control drives it to zero), and on a mutant kernel
- * the kernel's own count of PROT_NONE PTEs cleared with a flush pending.
+ * than the guard before its return (migrations_in_window), and it raced
+ * only if, besides, a writer on another CPU than the migrator's stored to
+ * the pages, unfaulted, while the call ran (migrations_raced: both CPUs
+ * sampled around the stores and the call).  A race run is conclusive only
+ * with a raced migration; the migrate-after-walk control drives both to
+ * zero.  On a mutant kernel its own count of PROT_NONE PTEs cleared with a
+ * flush pending adds evidence; nothing depends on it being there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -75,12 +82,14 @@ static const struct mmt_option options[NR_OPTIONS] = {
 		16384, 1, 1u << 20 },
 	[OPT_COMPACT] = { "compact", "1: a compactor thread writes compact_memory (root)", 1, 0, 1 },
 	[OPT_NUMA_BALANCING] = { "numa-balancing", "1: switch NUMA balancing on for the run (root)", 1, 0, 1 },
-	[OPT_TARGET_WINDOW] = { "target-window", "stop once this many pages migrated inside walks (0: run the whole duration)",
+	[OPT_TARGET_WINDOW] = { "target-window", "stop once this many pages raced (moved inside a walk while a writer on another CPU stored to them; 0: run the whole duration)",
 		0, 0, UINT64_MAX },
 	[OPT_STOP_ON_LOST] = { "stop-on-lost", "1: end the run at the first lost write (time to it is recorded either way)",
 		0, 0, 1 },
 	[OPT_INJECT_STORES] = { "inject-stores", "broken-stale-mapping: stores each writer makes through the old mapping per injection (at most one per word)",
 		64, 1, 1000000 },
+	[OPT_MIGRATOR_BESIDE_WRITER] = { "migrator-beside-writer", "1: the migrator process on the first writer's CPU, a line-up that cannot race (a switch there empties that CPU's TLB under emulation): the run must come out INCONCLUSIVE saying so. A check of the evidence, not a way to hunt",
+		0, 0, 1 },
 };
 
 static const char *const outcome_names[NR_OUTCOMES] = { "verified", "lost_write", "foreign_write",
@@ -303,6 +312,16 @@ static int mmrace_prepare(struct mmt_run *run)
 
 /* ---- workers ------------------------------------------------------------- */
 
+/* Where the migrator process runs: see the line-up at the top. */
+static int migrator_cpu(const struct mmt_run *run)
+{
+	const unsigned n = run->nr_workers;
+
+	if (run->opt[OPT_MIGRATOR_BESIDE_WRITER])
+		return run->workers[1].cpu;
+	return n >= 3 ? run->workers[n - 1].cpu : run->workers[0].cpu;
+}
+
 static void mmrace_worker(struct mmt_worker *w)
 {
 	struct mmr_priv *p = w->run->priv;
@@ -314,7 +333,8 @@ static void mmrace_worker(struct mmt_worker *w)
 		bool have_compactor = false;
 
 		w->role = "protector";
-		WRITE_ONCE(c->child_cpu, w->run->workers[n - 1].cpu);
+		WRITE_ONCE(c->protector_cpu, w->cpu);
+		WRITE_ONCE(c->child_cpu, migrator_cpu(w->run));
 		p->start_ns = mmt_now_ns();
 		if (actor_on(p, "compactor"))
 			have_compactor = !pthread_create(&compactor, NULL, mmr_compactor, p);
@@ -403,6 +423,47 @@ static void judge(struct mmt_run *run, struct mmr_priv *p, const char *child_dea
 	else if (p->variant != V_MIGRATE_AFTER_WALK && !p->in_window)
 		inconclusive(run, "no migration began and ended inside an mprotect walk (%llu pages moved, all outside)",
 			     (unsigned long long)c->pages_moved);
+	else if (p->variant != V_MIGRATE_AFTER_WALK && !p->raced && p->in_window_same_cpu)
+		inconclusive(run, "only writers on the migrator's CPU %d stored to the pages while they moved, and a switch there empties the TLB the race needs (%llu of %llu pages moved inside walks)",
+			     p->same_cpu_seen, (unsigned long long)p->in_window_same_cpu,
+			     (unsigned long long)p->in_window);
+	else if (p->variant != V_MIGRATE_AFTER_WALK && !p->raced)
+		inconclusive(run, "no writer stored to the pages while they moved inside a walk (%llu pages moved inside walks): no live translation on another CPU",
+			     (unsigned long long)p->in_window);
+}
+
+/* The CPUs set in a 64-bit mask, as a JSON array. */
+static json_t *cpu_mask_json(uint64_t mask)
+{
+	json_t *a = json_array();
+
+	for (int cpu = 0; cpu < 64; cpu++)
+		if (mask & (1ull << cpu))
+			json_array_append_new(a, json_integer(cpu));
+	return a;
+}
+
+/* Who ran where, and which premise the line-up gives up on this machine. */
+static json_t *line_up_json(const struct mmr_priv *p)
+{
+	const struct mmt_run *run = p->run;
+	const unsigned n = run->nr_workers;
+	const int mcpu = READ_ONCE(p->ctl->child_cpu);
+	json_t *writers = json_array();
+	const char *shares = NULL;
+
+	for (unsigned w = 0; w < p->nwriters; w++)
+		json_array_append_new(writers, json_integer(run->workers[1 + w].cpu));
+	if (mcpu == run->workers[0].cpu)
+		shares = "protector";
+	for (unsigned w = 0; w < p->nwriters; w++)
+		if (mcpu == run->workers[1 + w].cpu)
+			shares = "writer";
+	return json_pack("{s:i,s:o,s:i,s:o,s:s}", "protector", run->workers[0].cpu, "writers", writers,
+			 "migrator", mcpu, "migrator_shares", shares ? json_string(shares) : json_null(),
+			 "why", n >= 3 && !shares ? "each actor on its own CPU"
+			 : shares && !strcmp(shares, "writer") ? "--migrator-beside-writer 1: a line-up that cannot race"
+			 : "fewer CPUs than actors: the migrator moves pages when the walk is preempted");
 }
 
 static void mmrace_verify(struct mmt_run *run)
@@ -414,7 +475,7 @@ static void mmrace_verify(struct mmt_run *run)
 	struct mmr_ctl *c = p->ctl;
 	const char *child_death = mmr_migrator_stop(p);
 	uint64_t stores = 0, faults = 0, window = 0, stale = 0, injected = 0, crashes = 0, stuck = 0;
-	uint64_t lost = 0, first_lost_ns = 0, first_lost_iter = 0;
+	uint64_t lost = 0, first_lost_ns = 0, first_lost_iter = 0, moving_stores = 0;
 	json_t *m = run->metrics, *mism = json_array(), *crash = json_null(), *health, *after, *mut;
 
 	/* The words written since each writer's last check (writers have
@@ -429,6 +490,7 @@ static void mmrace_verify(struct mmt_run *run)
 		const struct mmr_writer *ws = &p->ws[w];
 
 		stores += ws->stores;
+		moving_stores += ws->stores_while_moving;
 		faults += ws->faults;
 		window += ws->window_writes;
 		stale += ws->stale_violations;
@@ -487,7 +549,13 @@ static void mmrace_verify(struct mmt_run *run)
 		json_object_set_new(m, "pages_moved", json_null());
 	}
 	set_int(m, "migrations_in_window", p->in_window);
+	set_int(m, "migrations_raced", p->raced);
+	set_int(m, "migrations_in_window_writer_on_migrator_cpu", p->in_window_same_cpu);
+	set_int(m, "migrations_in_window_no_store", p->in_window_no_store);
 	set_int(m, "migrations_outside_window", p->outside_window);
+	set_int(m, "stores_while_moving", moving_stores);
+	json_object_set_new(m, "migrator_cpus_seen", cpu_mask_json(p->migrator_cpus));
+	json_object_set_new(m, "line_up", line_up_json(p));
 	json_object_set_new(m, "kernel_window_during_migrations",
 			    p->kernel_in_window < 0 || !actor_on(p, "migrator") ? json_null() :
 			    json_integer((json_int_t)p->kernel_in_window));
@@ -547,7 +615,8 @@ static void mmrace_cleanup(struct mmt_run *run)
 
 static void mmrace_describe(const json_t *m, char *buf, size_t len)
 {
-	snprintf(buf, len, "in-window %lld, moved %lld, walk %.0fus, window writes %lld",
+	snprintf(buf, len, "raced %lld, in-window %lld, moved %lld, walk %.0fus, window writes %lld",
+		 (long long)json_integer_value(json_object_get(m, "migrations_raced")),
 		 (long long)json_integer_value(json_object_get(m, "migrations_in_window")),
 		 (long long)json_integer_value(json_object_get(m, "pages_moved")),
 		 json_number_value(json_object_get(m, "walk_mean_us")),
@@ -562,7 +631,8 @@ static const struct mmt_scenario mmrace = {
 	.options = options,
 	.nr_options = NR_OPTIONS,
 	.min_threads = 2,
-	.default_threads = 2,
+	.default_threads = 3,
+	.default_threads_fit = true,
 	.max_threads = 2 + MMR_MAX_WRITERS,
 	.outcomes = outcome_names,
 	.nr_outcomes = NR_OUTCOMES,

@@ -29,7 +29,7 @@ enum mmrace_variant {
 };
 
 enum { OPT_HOT_PAGES, OPT_WALK_PAGES, OPT_COMPACT, OPT_NUMA_BALANCING, OPT_TARGET_WINDOW,
-       OPT_STOP_ON_LOST, OPT_INJECT_STORES, NR_OPTIONS };
+       OPT_STOP_ON_LOST, OPT_INJECT_STORES, OPT_MIGRATOR_BESIDE_WRITER, NR_OPTIONS };
 
 enum { OUT_VERIFIED, OUT_LOST, OUT_FOREIGN, OUT_STALE_TLB, OUT_CRASH, OUT_SPLAT, NR_OUTCOMES };
 
@@ -59,11 +59,17 @@ enum { OUT_VERIFIED, OUT_LOST, OUT_FOREIGN, OUT_STALE_TLB, OUT_CRASH, OUT_SPLAT,
  */
 struct mmr_ctl {
 	uint64_t epoch __mmt_aligned;	/* protector */
+	uint64_t moving;		/* child: n while its walk-n migrate call runs,
+					 * else 0; on the epoch's line, which the
+					 * writers read around every store anyway */
 	uint32_t walk_seq;		/* protector: futex word, = n at walk n's start */
 	uint32_t child_sleeping;	/* child: about to wait on walk_seq */
 	uint64_t delay_max_ns;	/* protector: bound of the child's random delay */
 	int stop;			/* parent: the child exits */
 	int child_cpu;			/* parent: where the child runs, -1 until known */
+	int protector_cpu;		/* parent: set before child_cpu */
+	int migrator_cpu;		/* child: sched_getcpu() before and after walk
+					 * n's migrate call, -1 if they differed */
 	uint64_t child_ready __mmt_aligned;	/* child: PFNs read, waiting for walk n */
 	uint64_t child_done;		/* child: walk n's migration finished */
 	uint64_t m0, m1;		/* child: its migrate call, CLOCK_MONOTONIC ns
@@ -100,6 +106,12 @@ struct mmr_writer {
 	uint64_t acked;			/* last iteration it verified after */
 	uint64_t stale_left, stale_stores;	/* broken-stale-mapping */
 	uint64_t first_lost_iter;	/* the protector's iteration; the time is wk's */
+	/* The race's premise, seen from here: a store that completed, without
+	 * a fault, while walk n ran and the migrator was inside its walk-n
+	 * call, with sched_getcpu() the same before and after it. */
+	uint64_t moving_store_walk __mmt_aligned;	/* the last such walk n */
+	int moving_store_cpu;		/* the CPU of its stores */
+	uint64_t stores_while_moving;
 	struct mmt_worker *wk;		/* the writer's worker: detection speed */
 	int cpu;
 	volatile sig_atomic_t faulted;
@@ -131,6 +143,12 @@ struct mmr_priv {
 	double walk_ns_ema, migrate_ns_ema;
 	/* results */
 	uint64_t iterations, mprotect_calls, in_window, outside_window, compact_calls, victim_checks;
+	/* Pages moved inside a walk while a writer on another CPU than the
+	 * migrator's stored to them (raced), or only writers on the
+	 * migrator's CPU did (same_cpu), or no writer stored at all. */
+	uint64_t raced, in_window_same_cpu, in_window_no_store;
+	int same_cpu_seen;		/* the CPU of the last same_cpu walk */
+	uint64_t migrator_cpus;		/* bit c: the migrator's calls ran on CPU c (< 64) */
 	int64_t kernel_in_window;	/* sum of kwindow; -1: no mutant kernel */
 	uint64_t wait_timeouts;
 	char wait_timeout_what[120];

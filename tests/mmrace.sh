@@ -57,6 +57,22 @@ ok $? "race: status ok, zero lost/foreign/stale writes on this kernel ($(get "$f
 inw=$(get "$f" runs.0.metrics.migrations_in_window)
 [ "$inw" -gt 0 ]
 ok $? "race: pages migrated strictly inside mprotect walks ($inw, $(get "$f" runs.0.metrics.migrations_outside_window) outside)"
+raced=$(get "$f" runs.0.metrics.migrations_raced)
+[ "$raced" -gt 0 ] && [ "$raced" -le "$inw" ] && [ "$(get "$f" runs.0.metrics.stores_while_moving)" -gt 0 ]
+ok $? "race: a writer on another CPU stored to pages while they moved inside a walk ($raced of $inw pages)"
+# The default line-up: 3 workers where the placement has 3 CPUs, each
+# actor on its own; with fewer, 2, and the migrator on the protector's CPU,
+# never a writer's.
+ncpu=$(nproc)
+want=3
+[ "$ncpu" -lt 3 ] && want=2
+mcpu=$(get "$f" runs.0.metrics.line_up.migrator)
+shares=$(get "$f" runs.0.metrics.line_up.migrator_shares)
+[ "$(get "$f" runs.0.threads)" -eq "$want" ] && [ "$mcpu" != "$(get "$f" runs.0.metrics.line_up.writers.0)" ] &&
+	if [ "$want" -eq 3 ]; then [ "$shares" = null ]; else [ "$shares" = protector ] &&
+		[ "$mcpu" = "$(get "$f" runs.0.metrics.line_up.protector)" ]; fi &&
+	[ "$(get "$f" runs.0.metrics.migrator_cpus_seen)" = "[$mcpu]" ]
+ok $? "race: the default line-up on $ncpu CPUs: $want workers, the migrator on CPU $mcpu (shares: $shares), never a writer's"
 [ "$(get "$f" runs.0.metrics.pages_moved)" -gt 0 ] && [ "$(get "$f" runs.0.metrics.vmstat_delta.pgmigrate_success)" -gt 0 ]
 ok $? "race: pages really moved (PFNs changed; pgmigrate_success rose)"
 [ "$(get "$f" runs.0.metrics.actors.numa_balancing)" = on ] && [ "$(get "$f" runs.0.metrics.actors.migrator)" = on ]
@@ -65,9 +81,25 @@ ok $? "race: migrator process and NUMA balancing ran"
 ok $? "race: no new taint or kernel warning"
 [ "$(get "$f" runs.0.metrics.wait_timeouts)" -eq 0 ] && [ "$(get "$f" runs.0.metrics.migrator_death)" = null ]
 ok $? "race: no actor gave up waiting, the migrator exited when told"
-[ "$(get "$f" runs.1.metrics.migrations_in_window)" -eq 0 ] && [ "$(get "$f" runs.1.metrics.pages_moved)" -gt 0 ] &&
-	[ "$(get "$f" runs.1.witnesses.count)" -eq 0 ]
-ok $? "migrate-after-walk: the same migrations, none counted in the window ($(get "$f" runs.1.metrics.migrations_outside_window) outside)"
+[ "$(get "$f" runs.1.metrics.migrations_in_window)" -eq 0 ] && [ "$(get "$f" runs.1.metrics.migrations_raced)" -eq 0 ] &&
+	[ "$(get "$f" runs.1.metrics.pages_moved)" -gt 0 ] && [ "$(get "$f" runs.1.witnesses.count)" -eq 0 ]
+ok $? "migrate-after-walk: the same migrations, none counted in the window or raced ($(get "$f" runs.1.metrics.migrations_outside_window) outside)"
+
+# The evidence's known-bad line-up: the migrator on the writer's CPU, where
+# the race cannot happen.  Its premise is that some migration still landed
+# inside a walk with a writer storing (else the run says so otherwise and
+# the check is skipped); the run must then be INCONCLUSIVE, naming the CPU.
+f="$scratch/beside.json"
+run mmrace --variant race --migrator-beside-writer 1 --duration 3s --output "$f"
+same=$(get "$f" runs.0.metrics.migrations_in_window_writer_on_migrator_cpu)
+if [ "$rc" -eq 77 ] && [ "$(get "$f" runs.0.metrics.migrations_raced)" -eq 0 ] && [ "${same:-0}" -gt 0 ]; then
+	printf '%s' "$(get "$f" runs.0.reason)" | grep -q "only writers on the migrator's CPU $(get "$f" runs.0.metrics.line_up.migrator) stored"
+	ok $? "migrator beside the writer: INCONCLUSIVE, the reason names the shared CPU ($(get "$f" runs.0.reason))"
+elif [ "$(get "$f" runs.0.metrics.migrations_raced)" = 0 ] && [ "${same:-0}" = 0 ]; then
+	skip "migrator beside the writer: no migration landed inside a walk while the writer stored ($(get "$f" runs.0.reason))"
+else
+	ok 1 "migrator beside the writer: rc $rc, status $(get "$f" runs.0.status), raced $(get "$f" runs.0.metrics.migrations_raced): a line-up that cannot race was counted as racing"
+fi
 [ "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)" = "$nb_before" ]
 ok $? "numa_balancing restored ($nb_before)"
 
