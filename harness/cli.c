@@ -557,10 +557,14 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 		return -1;
 	if ((cli->tests || cli->prims) && filter_split_variants(cli, err, errlen))
 		return -1;
-	if (!cli->nr_placements)
+	if (!cli->nr_placements) {
 		add_placement(cli, cli->smoke ? "spread" : "same-node", err, errlen);
-	if (!cli->duration_ns && !cli->iterations)
+		cli->placement_defaulted = true;
+	}
+	if (!cli->duration_ns && !cli->iterations) {
 		cli->duration_ns = cli->smoke ? MMT_SMOKE_DURATION_NS : MMT_DEFAULT_DURATION_NS;
+		cli->duration_defaulted = true;
+	}
 	if (cli->output && !strcmp(cli->output, "-") && cli->format == MMT_FORMAT_JSON)
 		cli->format = MMT_FORMAT_TABLE; /* JSON is already on stdout once */
 	if (check_scenario_opts(cli, err, errlen) || check_threads(cli, err, errlen))

@@ -28,6 +28,7 @@ struct mmt_cli_opt {
 
 struct mmt_cli {
 	bool help, version, list, smoke;
+	bool placement_defaulted;	/* no --placement: a scenario may have its own */
 	bool restore;		/* --restore: put back what a dead run left changed */
 	bool assume_forbidden;	/* test hook: every witness counts as forbidden */
 	const struct mmt_scenario *scenarios[MMT_MAX_SELECTED];
@@ -39,6 +40,7 @@ struct mmt_cli {
 	unsigned nr_placements;
 	unsigned threads;	/* 0: the scenario's default */
 	uint64_t duration_ns;	/* 0 with iterations set: iterations only */
+	bool duration_defaulted;	/* neither --duration nor --iterations */
 	uint64_t iterations;
 	unsigned repeat;
 	uint64_t seed;

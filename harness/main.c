@@ -60,9 +60,10 @@ static void list_scenarios(const struct mmt_cli *cli)
 
 			snprintf(range, sizeof(range), sc->max_threads == sc->min_threads ? "%u"
 				 : sc->max_threads ? "%u-%u" : "%u+", sc->min_threads, sc->max_threads);
-			snprintf(text, sizeof(text), "%s (default %u%s), counts %s", range, sc->default_threads,
+			snprintf(text, sizeof(text), "%s (default %u%s), counts %s%s%s", range, sc->default_threads,
 				 sc->default_threads_fit ? ", or as many as the placement has CPUs" : "",
-				 sc->ops_unit);
+				 sc->ops_unit, sc->default_placement ? "; placement by default " : "",
+				 sc->default_placement ? sc->default_placement : "");
 			mmt_term_wrap(stdout, width, "  threads: ", hang, text);
 		}
 		printf("  variants:\n");
@@ -246,6 +247,12 @@ static int pending_signal(const sigset_t *sigs)
 	return sig > 0 ? sig : 0;
 }
 
+/* The run's time bound: the scenario's own where none was given. */
+static uint64_t run_duration(const struct mmt_cli *cli, const struct mmt_scenario *sc)
+{
+	return cli->duration_defaulted && sc->default_duration_ns ? sc->default_duration_ns : cli->duration_ns;
+}
+
 /* Plans *threads workers; a scenario whose default count may fit the
  * placement (default_threads_fit) gets fewer, down to its minimum, when
  * the count was not given.  The reason is the asked-for count's. */
@@ -302,6 +309,7 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 	run.nr_workers = threads;
 	run.mem_node = mem_node;
 	run.iterations = cli->iterations;
+	run.duration_defaulted = cli->duration_defaulted;
 	run.seed = seed;
 	run.events = events_on ? &events : NULL;
 
@@ -323,7 +331,7 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 		tot->hung = true;
 		return rec;
 	}
-	mmt_run_execute(&run, cpus, cli->duration_ns, sigs, &out);
+	mmt_run_execute(&run, cpus, run_duration(cli, sc), sigs, &out);
 	if (out.end == MMT_END_ERROR || out.end == MMT_END_HUNG) {
 		json_object_set_new(rec, "status", json_string(out.end == MMT_END_HUNG ? "hung" : "error"));
 		json_object_set_new(rec, "reason", json_string(out.error));
@@ -597,7 +605,16 @@ int main(int argc, char **argv)
 	 * so interleaving keeps one variant from getting all the bad luck. */
 	for (unsigned s = 0; s < cli.nr_scenarios && !tot.interrupted_sig && !tot.hung; s++) {
 		const struct mmt_scenario *sc = cli.scenarios[s];
+		const struct mmt_placement *placements = cli.placements;
+		struct mmt_placement own;
 
+		if (cli.placement_defaulted && sc->default_placement) {
+			if (mmt_placement_parse(sc->default_placement, &own, err, sizeof(err))) {
+				fprintf(stderr, "mmtorture: internal error, %s's default placement: %s\n", sc->name, err);
+				return EXIT_HARNESS;
+			}
+			placements = &own;
+		}
 		for (unsigned p = 0; p < cli.nr_placements && !tot.interrupted_sig && !tot.hung; p++)
 			for (unsigned r = 0; r < cli.repeat && !tot.interrupted_sig && !tot.hung; r++)
 				for (unsigned k = 0; k < cli.nr_variants[s] && !tot.hung; k++) {
@@ -613,11 +630,11 @@ int main(int argc, char **argv)
 
 						snprintf(label, sizeof(label), "%s %s %s rep %u", sc->name,
 							 sc->variants[cli.variants[s][k]].name,
-							 cli.placements[p].name, r);
+							 placements[p].name, r);
 						mmt_progress_run(&progress, run_index, label);
 					}
 					rec = do_run(&cli, &topo, sc, &sc->variants[cli.variants[s][k]],
-						     &cli.placements[p], r, mmt_mix64(seed + run_index++),
+						     &placements[p], r, mmt_mix64(seed + run_index++),
 						     &sigs, &tot);
 					if (!rec)
 						break; /* a signal before it started */

@@ -76,6 +76,14 @@ struct mmt_scenario {
 	 * instead of being skipped (mmrace: its migrator then shares the
 	 * protector's CPU).  The record's "threads" says what ran. */
 	bool default_threads_fit;
+	/* The placement without --placement (NULL: same-node), e.g. mmrace's
+	 * spread: its actors want CPUs of their own more than a shared node. */
+	const char *default_placement;
+	/* Without --duration and --iterations: the run's bound (0: the
+	 * harness's 1 s).  A scenario with one ends the run itself once it
+	 * has what it came for (run->duration_defaulted), however long that
+	 * takes on this machine: mmrace stops at a count of raced pages. */
+	uint64_t default_duration_ns;
 	/* Outcome names for the histogram; outcome 0 is "as expected", every
 	 * other outcome is a witness. */
 	const char *const *outcomes;
@@ -143,6 +151,7 @@ struct mmt_run {
 	size_t shared_size;
 	int mem_node;
 	uint64_t iterations;	/* target per run; 0: until the stop flag */
+	bool duration_defaulted;	/* no --duration or --iterations given */
 	uint64_t seed;
 	void *priv;
 	uint64_t elapsed_ns;	/* set before verify(): first start to last end */

@@ -120,7 +120,6 @@ static void judge_walk(struct mmr_priv *p, uint64_t n, uint64_t moved, int migra
 			cross = true;
 		} else {
 			same = true;
-			p->same_cpu_seen = cpu;
 		}
 	}
 	p->in_window += moved;
@@ -141,19 +140,51 @@ static void start_walk(struct mmr_priv *p, uint64_t n)
 		syscall(SYS_futex, &c->walk_seq, FUTEX_WAKE, 1, NULL, NULL, 0);
 }
 
+/*
+ * Whether the run has what it came for: --target-window raced pages; and
+ * without --duration, MMR_TARGET_RACED of them (the control: as many moved,
+ * injection: MMR_INJECT_WALKS walks), however long this machine takes, or
+ * MMR_NO_RACE_NS where no race can come (no migrator, no huge page).
+ */
+static const char *has_enough(const struct mmr_priv *p, uint64_t n)
+{
+	const struct mmt_run *run = p->run;
+	const uint64_t target = run->opt[OPT_TARGET_WINDOW];
+
+	if (target)
+		return p->raced >= target ? "--target-window" : NULL;
+	if (!run->duration_defaulted)
+		return NULL;
+	if (run->variant->injected)
+		return n >= MMR_INJECT_WALKS ? "walks" : NULL;
+	if (p->child <= 0 || (p->variant == V_RACE_THP && p->thp_kb <= 0))
+		return mmt_now_ns() - p->start_ns >= MMR_NO_RACE_NS ? "nothing to race" : NULL;
+	if (p->variant == V_MIGRATE_AFTER_WALK)
+		return READ_ONCE(p->ctl->pages_moved) >= MMR_TARGET_RACED ? "pages moved" : NULL;
+	return p->raced >= MMR_TARGET_RACED ? "pages raced" : NULL;
+}
+
 static void end_iteration(struct mmr_priv *p, uint64_t n)
 {
-	const uint64_t target = p->run->opt[OPT_TARGET_WINDOW];
-
+	const char *enough;
 	bool lost = false;
 
 	smp_store_release(&p->ctl->epoch, 4 * n);	/* open */
 	p->iterations = n;
 	/* Writers check after this open: iteration n-1's losses are known. */
-	for (unsigned w = 0; w < p->nwriters && p->run->opt[OPT_STOP_ON_LOST]; w++)
+	for (unsigned w = 0; w < p->nwriters; w++)
 		lost |= READ_ONCE(p->ws[w].lost) != 0;
-	if ((target && p->raced >= target) || lost || (p->run->iterations && n >= p->run->iterations))
+	if (lost && !p->lost_known) {
+		p->lost_known = true;
+		p->raced_at_first_lost = p->raced;
+	}
+	lost &= p->run->opt[OPT_STOP_ON_LOST] != 0;
+	enough = has_enough(p, n);
+	if (enough || lost || (p->run->iterations && n >= p->run->iterations)) {
+		if (!p->ended_by)
+			p->ended_by = enough ? enough : lost ? "--stop-on-lost" : "--iterations";
 		mmt_request_stop();
+	}
 }
 
 void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)

@@ -49,6 +49,18 @@ enum { OUT_VERIFIED, OUT_LOST, OUT_FOREIGN, OUT_STALE_TLB, OUT_CRASH, OUT_SPLAT,
 #define MMR_PHASE(e) ((e) & 3)
 #define MMR_ITER(e) (((e) + 3) / 4)
 
+/* Without --duration: the run ends at MMR_TARGET_RACED raced pages, at
+ * most MMR_DEFAULT_BOUND_NS in.  Measured in the 2-node 4-vCPU TCG guest
+ * of the mutant kernel, the default line-up and walk: the first write was
+ * lost within 6 walks and 0.15 s in 10 of 10 runs, with at most 8 pages
+ * raced by then, and 64 raced took 0.8-1.6 s (switch off: 1.2-2.3 s, all
+ * conclusive).  64 is eight times the most a catch needed: seconds under
+ * emulation, milliseconds on hardware, from the same rule. */
+#define MMR_TARGET_RACED 64
+#define MMR_DEFAULT_BOUND_NS 120000000000ull
+#define MMR_INJECT_WALKS 200		/* injected faults: the suite's count */
+#define MMR_NO_RACE_NS 1000000000ull	/* nothing to race: the harness's 1 s */
+
 /* Bounds on every wait, and what the run says when one runs out. */
 #define MMR_WAIT_NS 2000000000ull	/* an actor's step */
 #define MMR_HANDLER_WAIT_NS 10000000000ull	/* a writer for access to return */
@@ -147,7 +159,10 @@ struct mmr_priv {
 	 * migrator's stored to them (raced), or only writers on the
 	 * migrator's CPU did (same_cpu), or no writer stored at all. */
 	uint64_t raced, in_window_same_cpu, in_window_no_store;
-	int same_cpu_seen;		/* the CPU of the last same_cpu walk */
+	uint64_t raced_at_first_lost;	/* raced pages when a loss was first known: how
+					 * much racing the bug took (calibrates the target) */
+	bool lost_known;
+	const char *ended_by;		/* what ended the run, if it ended it itself */
 	uint64_t migrator_cpus;		/* bit c: the migrator's calls ran on CPU c (< 64) */
 	int64_t kernel_in_window;	/* sum of kwindow; -1: no mutant kernel */
 	uint64_t wait_timeouts;

@@ -12,7 +12,8 @@
 #   fetched) and kernel_root (the unpacked package, with lib/modules; empty
 #   for a given IMAGE)
 # vm_root DIR: the initramfs skeleton in DIR: busybox, /mmtorture and
-#   mmtorture-result with links in /bin, the mount points
+#   mmtorture-result with links in /bin, the mount points, the suites and
+#   lava/run-suite under /usr/share/mmtorture (/bin/mmtorture-lava)
 
 vm_say() {
 	if command -v stage >/dev/null 2>&1; then stage "$*"; else echo "${0##*/}: $*" >&2; fi
@@ -116,4 +117,10 @@ vm_root() {
 	cp "$result_tool" "$1/bin/mmtorture-result"
 	ln -s ../mmtorture "$1/bin/mmtorture"
 	ln -s ../mmtorture "$1/bin/run-scenario"
+	# The suites and their LAVA runner: mmtorture-lava --suite smoke runs
+	# the suite lines themselves, in LAVA's guests and in numa-vm's.
+	mkdir -p "$1/usr/share/mmtorture/lava" "$1/usr/share/mmtorture/suites"
+	cp "$top/lava/run-suite" "$1/usr/share/mmtorture/lava/run-suite"
+	cp "$top/suites/"* "$1/usr/share/mmtorture/suites/"
+	ln -s /usr/share/mmtorture/lava/run-suite "$1/bin/mmtorture-lava"
 }
