@@ -543,6 +543,16 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	events_on = events.nr > 0;
+	for (unsigned s = 0; s < cli.nr_scenarios; s++) {
+		struct mmt_placement own;
+		const char *dp = cli.scenarios[s]->default_placement;
+
+		if (dp && mmt_placement_parse(dp, &own, err, sizeof(err))) {
+			fprintf(stderr, "mmtorture: internal error, %s's default placement: %s\n",
+				cli.scenarios[s]->name, err);
+			return EXIT_HARNESS;
+		}
+	}
 	if (cli.mutants && mmt_mutant_check(cli.mutants, err, sizeof(err))) {
 		fprintf(stderr, "mmtorture: %s\n", err);
 		return EXIT_USAGE;
@@ -608,13 +618,10 @@ int main(int argc, char **argv)
 		const struct mmt_placement *placements = cli.placements;
 		struct mmt_placement own;
 
-		if (cli.placement_defaulted && sc->default_placement) {
-			if (mmt_placement_parse(sc->default_placement, &own, err, sizeof(err))) {
-				fprintf(stderr, "mmtorture: internal error, %s's default placement: %s\n", sc->name, err);
-				return EXIT_HARNESS;
-			}
+		/* Checked before anything was opened (see above). */
+		if (cli.placement_defaulted && sc->default_placement &&
+		    !mmt_placement_parse(sc->default_placement, &own, err, sizeof(err)))
 			placements = &own;
-		}
 		for (unsigned p = 0; p < cli.nr_placements && !tot.interrupted_sig && !tot.hung; p++)
 			for (unsigned r = 0; r < cli.repeat && !tot.interrupted_sig && !tot.hung; r++)
 				for (unsigned k = 0; k < cli.nr_variants[s] && !tot.hung; k++) {

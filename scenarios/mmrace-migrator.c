@@ -156,7 +156,8 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	kfd = open(MMT_MUTANT_DIR "/tlb_flush_pending_window", O_RDONLY | O_CLOEXEC);
 	/* The CPU is known once the workers are placed. */
-	while (READ_ONCE(c->stop) == 0 && READ_ONCE(c->child_cpu) < 0 && getppid() == parent)
+	/* Acquire: protector_cpu, stored before child_cpu's release. */
+	while (READ_ONCE(c->stop) == 0 && smp_load_acquire(&c->child_cpu) < 0 && getppid() == parent)
 		usleep(100);
 	CPU_ZERO(&set);
 	CPU_SET(READ_ONCE(c->child_cpu) < 0 ? 0 : READ_ONCE(c->child_cpu), &set);

@@ -173,18 +173,19 @@ void mmr_remove_segv(void)
 }
 
 /* A store of walk n completed, unfaulted, while the migrator's walk-n call
- * ran: the race's premise, if this CPU is not the migrator's.  cpu_before
- * was read before the store; a writer that moved meanwhile proves
- * nothing about where its store ran. */
+ * ran: the race's premise, if this CPU is not the migrator's.  The first
+ * such store of a walk names the CPU: cpu_before was read before it, and
+ * a writer that moved meanwhile proves nothing about where its store ran.
+ * The later ones of the walk only count (no sched_getcpu() per store). */
 static void note_store_while_moving(struct mmr_writer *ws, uint64_t n, int cpu_before)
 {
-	if (cpu_before < 0 || sched_getcpu() != cpu_before)
-		return;
-	ws->stores_while_moving++;
 	if (ws->moving_store_walk != n) {
+		if (cpu_before < 0 || sched_getcpu() != cpu_before)
+			return;
 		WRITE_ONCE(ws->moving_store_cpu, cpu_before);
 		smp_store_release(&ws->moving_store_walk, n);
 	}
+	ws->stores_while_moving++;
 }
 
 /*
@@ -219,8 +220,8 @@ static void writer_loop(struct mmr_priv *p, struct mmr_writer *ws, unsigned w)
 			}
 			e1 = smp_load_acquire(&c->epoch);
 			mv1 = READ_ONCE(c->moving);
-			if (unlikely(mv1))	/* rare: the CPU, before the store */
-				cpu = sched_getcpu();
+			if (unlikely(mv1) && ws->moving_store_walk != mv1)
+				cpu = sched_getcpu();	/* once a walk: before the store */
 			ws->faulted = 0;
 			if (inject && ws->stale_left) {
 				/* The stale TLB entry, made explicit: the same word

@@ -159,8 +159,9 @@ struct mmr_priv {
 	 * migrator's stored to them (raced), or only writers on the
 	 * migrator's CPU did (same_cpu), or no writer stored at all. */
 	uint64_t raced, in_window_same_cpu, in_window_no_store;
-	uint64_t raced_at_first_lost;	/* raced pages when a loss was first known: how
-					 * much racing the bug took (calibrates the target) */
+	uint64_t raced_at_first_lost;	/* raced pages when a loss was first known (a
+					 * walk late: at most one walk's more than the
+					 * bug took), what calibrates the target */
 	bool lost_known;
 	const char *ended_by;		/* what ended the run, if it ended it itself */
 	uint64_t migrator_cpus;		/* bit c: the migrator's calls ran on CPU c (< 64) */

@@ -41,21 +41,23 @@ int main(void)
 	       "no arguments: smoke suite, spread, short runs");
 	tap_ok(!parse(err, "msgpass", NULL) && !cli.smoke && cli.nr_scenarios == 1 &&
 		       cli.nr_variants[0] == cli.scenarios[0]->nr_variants &&
-		       !strcmp(cli.placements[0].name, "same-node") && cli.repeat == 1,
-	       "msgpass: every variant, same-node, one repeat");
+		       !strcmp(cli.placements[0].name, "same-node") && cli.repeat == 1 &&
+		       cli.placement_defaulted && cli.duration_defaulted,
+	       "msgpass: every variant, same-node, one repeat; placement and duration defaulted");
 	tap_ok(!parse(err, "msgpass", "--variant", "plain,mb", "--placement", "cross-node",
 		      "--placement", "cpus:0,1", "--duration", "250ms", "--repeat", "3", "--seed",
 		      "42", "--format", "json", "--output", "-", NULL) &&
 		       cli.nr_variants[0] == 2 && cli.nr_placements == 2 &&
 		       cli.duration_ns == 250000000ull && cli.repeat == 3 && cli.seed_set &&
-		       cli.seed == 42 && !strcmp(cli.output, "-"),
-	       "full command line accepted");
+		       cli.seed == 42 && !strcmp(cli.output, "-") && !cli.placement_defaulted &&
+		       !cli.duration_defaulted,
+	       "full command line accepted; placement and duration given");
 	tap_ok(!parse(err, "msgpass", "--placement", "all", NULL) && cli.nr_placements == 5 &&
 		       cli.placements[1].kind == MMT_PLACE_SAME_L3,
 	       "--placement all expands to five placements, same-l3 among them");
 	tap_ok(!parse(err, "msgpass", "--iterations", "10k", NULL) && cli.iterations == 10000 &&
-		       cli.duration_ns == 0,
-	       "--iterations alone: no duration limit");
+		       cli.duration_ns == 0 && !cli.duration_defaulted,
+	       "--iterations alone: no duration limit, none defaulted");
 	tap_ok(!parse(err, "msgpass", "--payload-words", "64", NULL) &&
 		       mmt_cli_option_value(&cli, &cli.scenarios[0]->options[0]) == 64,
 	       "scenario option --payload-words accepted");
