@@ -116,11 +116,10 @@ static void judge_walk(struct mmr_priv *p, uint64_t n, uint64_t moved, int migra
 		if (smp_load_acquire(&ws->moving_store_walk) != n)
 			continue;
 		cpu = READ_ONCE(ws->moving_store_cpu);
-		if (migrator_cpu >= 0 && cpu != migrator_cpu) {
+		if (migrator_cpu >= 0 && cpu != migrator_cpu)
 			cross = true;
-		} else {
+		else
 			same = true;
-		}
 	}
 	p->in_window += moved;
 	if (cross)
@@ -212,7 +211,7 @@ void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
 		if (migrate)
 			start_walk(p, n);
 		/* After the wake: a migrator on this CPU that ran at once
-		 * moved the pages before the walk began, and says so. */
+		 * moved the pages before the walk began, outside its time. */
 		p0 = mmt_now_ns();
 		mprotect(p->region, len, PROT_NONE);
 		p1 = mmt_now_ns();

@@ -113,8 +113,8 @@ ok $? "migrate-after-walk without --duration: ends at 64 pages moved, none raced
 [ "$(get "$f" runs.2.metrics.ended_by)" = walks ] && [ "$(get "$f" runs.2.metrics.iterations)" -eq 200 ]
 ok $? "broken-early-epoch without --duration: ends after 200 walks ($(get "$f" runs.2.metrics.iterations))"
 run mmrace --variant race --duration 300ms --output "$f"
-[ "$(get "$f" runs.0.metrics.ended_by)" = duration ] && [ "$(get "$f" runs.0.elapsed_ns)" -ge 300000000 ]
-ok $? "race with --duration 300ms: the whole duration, not the count ($(get "$f" runs.0.metrics.migrations_raced) raced)"
+[ "$(get "$f" runs.0.metrics.ended_by)" = duration ]
+ok $? "race with --duration 300ms: the duration ends it, not the count ($(get "$f" runs.0.metrics.ended_by), $(get "$f" runs.0.metrics.migrations_raced) raced)"
 
 # The evidence's known-bad line-up: the migrator on the writer's CPU, where
 # the race cannot happen.  Its premise is that some migration still landed
