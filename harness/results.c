@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "results.h"
 #include "schema.h"
+#include "sysctl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,36 @@ static const char *file_kind(mode_t m)
 
 /* The name and the target, before anything is created: rename() would
  * replace whatever is there, a device node included. */
+/*
+ * The harness's own files are never a target: its state directory holds
+ * the sysctl journal and the lock that guards it (a results file there
+ * would replace them), and a name of its temp-file pattern may be another
+ * run's results in the making.  Resolved, so "..", "//" and symlinked
+ * directories lead to the same answer.
+ */
+static int own_file(const char *path, const char *dir, const char *base, char *err, size_t len)
+{
+	char real_dir[PATH_MAX], real_state[PATH_MAX];
+	const char *state = mmt_sysctl_state_dir();
+	size_t n;
+
+	if (!strncmp(base, MMT_RESULTS_TMP_PREFIX, strlen(MMT_RESULTS_TMP_PREFIX))) {
+		snprintf(err, len, "--output %s: a name of mmtorture's own temp files (%s*): refusing it", path,
+			 MMT_RESULTS_TMP_PREFIX);
+		return -1;
+	}
+	if (!realpath(dir, real_dir))
+		return 0;	/* a missing directory is said below */
+	if (!realpath(state, real_state))
+		snprintf(real_state, sizeof(real_state), "%s", state);
+	n = strlen(real_state);
+	if (strncmp(real_dir, real_state, n) || (real_dir[n] && real_dir[n] != '/'))
+		return 0;
+	snprintf(err, len, "--output %s: inside mmtorture's state directory %s (the sysctl journal and its lock): refusing it",
+		 path, real_state);
+	return -1;
+}
+
 static int check_target(const char *path, char *err, size_t len)
 {
 	char dir[PATH_MAX], tmp[PATH_MAX];
@@ -54,12 +85,14 @@ static int check_target(const char *path, char *err, size_t len)
 		}
 	}
 	dir_of(path, dir, sizeof(dir));
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	base = basename(tmp);
+	if (own_file(path, dir, base, err, len))
+		return -1;
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		snprintf(err, len, "--output %s: directory %s does not exist", path, dir);
 		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	base = basename(tmp);
 	name_max = pathconf(dir, _PC_NAME_MAX);
 	if (name_max <= 0)
 		name_max = NAME_MAX;
@@ -83,7 +116,7 @@ static int open_temp(struct mmt_results_writer *w, const char *dir, char *err, s
 
 	w->tmp[0] = '\0';
 	if (fd < 0) {
-		snprintf(w->tmp, sizeof(w->tmp), "%s/.mmtorture-result.XXXXXX", dir);
+		snprintf(w->tmp, sizeof(w->tmp), "%s/" MMT_RESULTS_TMP_PREFIX "XXXXXX", dir);
 		fd = mkostemp(w->tmp, O_CLOEXEC);
 		if (fd < 0) {
 			snprintf(err, len, "--output %s: cannot create files in %s: %s", w->path, dir,

@@ -11,6 +11,9 @@
 #include <stddef.h>
 
 #define MMT_SCHEMA_VERSION 1
+/* A results file in the making, where O_TMPFILE is not to be had; never
+ * accepted as an --output name. */
+#define MMT_RESULTS_TMP_PREFIX ".mmtorture-result."
 
 #include <limits.h>
 #include <stdbool.h>

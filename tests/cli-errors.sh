@@ -69,6 +69,21 @@ ln -s /dev/null "$scratch/null-link.json"
 bad "is a symlink, not a regular file" msgpass --output "$scratch/null-link.json"
 [ -c /dev/null ]
 ok $? "/dev/null is still a character device"
+# The harness's own files are never a target: its state directory (the
+# sysctl journal and the lock guarding it; MMT_SYSCTL_ROOT moves it here),
+# however the path reaches it, and its temp-file names.
+fake="$scratch/fake"
+mkdir -p "$fake/run/mmtorture"
+echo held >"$fake/run/mmtorture/lock"
+ln -s "$fake/run/mmtorture" "$scratch/state-link"
+export MMT_SYSCTL_ROOT="$fake"
+bad "inside mmtorture's state directory" msgpass --output "$fake/run/mmtorture/lock"
+[ "$(cat "$fake/run/mmtorture/lock")" = held ]
+ok $? "the state directory's lock is untouched"
+bad "inside mmtorture's state directory" msgpass --output "$fake/run/../run/mmtorture/r.json"
+bad "inside mmtorture's state directory" msgpass --output "$scratch/state-link/r.json"
+unset MMT_SYSCTL_ROOT
+bad "a name of mmtorture's own temp files" msgpass --output "$scratch/.mmtorture-result.Ab12Cd"
 
 run msgpass --variant mb --duration 50ms --seed 18446744073709551615 --output "$scratch/seed.json"
 [ "$rc" -eq 0 ] && [ "$(get "$scratch/seed.json" metadata.seed)" = 18446744073709551615 ] &&
