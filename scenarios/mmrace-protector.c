@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "arch/barrier.h"
+#include "cli.h"
 #include "clock.h"
 #include "mmrace.h"
 
@@ -143,7 +144,7 @@ static void start_walk(struct mmr_priv *p, uint64_t n)
  * Whether the run has what it came for: --target-window raced pages; and
  * without --duration, MMR_TARGET_RACED of them (the control: as many moved,
  * injection: MMR_INJECT_WALKS walks), however long this machine takes, or
- * MMR_NO_RACE_NS where no race can come (no migrator, no huge page).
+ * the harness's 1 s where no race can come (no migrator, no huge page).
  */
 static const char *has_enough(const struct mmr_priv *p, uint64_t n)
 {
@@ -157,7 +158,7 @@ static const char *has_enough(const struct mmr_priv *p, uint64_t n)
 	if (run->variant->injected)
 		return n >= MMR_INJECT_WALKS ? "walks" : NULL;
 	if (p->child <= 0 || (p->variant == V_RACE_THP && p->thp_kb <= 0))
-		return mmt_now_ns() - p->start_ns >= MMR_NO_RACE_NS ? "nothing to race" : NULL;
+		return mmt_now_ns() - p->start_ns >= MMT_DEFAULT_DURATION_NS ? "nothing to race" : NULL;
 	if (p->variant == V_MIGRATE_AFTER_WALK)
 		return READ_ONCE(p->ctl->pages_moved) >= MMR_TARGET_RACED ? "pages moved" : NULL;
 	return p->raced >= MMR_TARGET_RACED ? "pages raced" : NULL;
@@ -173,10 +174,8 @@ static void end_iteration(struct mmr_priv *p, uint64_t n)
 	/* Writers check after this open: iteration n-1's losses are known. */
 	for (unsigned w = 0; w < p->nwriters; w++)
 		lost |= READ_ONCE(p->ws[w].lost) != 0;
-	if (lost && !p->lost_known) {
-		p->lost_known = true;
-		p->raced_at_first_lost = p->raced;
-	}
+	if (lost)
+		mmr_note_lost(p);
 	lost &= p->run->opt[OPT_STOP_ON_LOST] != 0;
 	enough = has_enough(p, n);
 	if (enough || lost || (p->run->iterations && n >= p->run->iterations)) {

@@ -393,18 +393,27 @@ static void __attribute__((format(printf, 2, 3))) inconclusive(struct mmt_run *r
 	va_end(ap);
 }
 
+/* Whose CPU the line-up gave the migrator: "writer", "protector" or NULL. */
+static const char *migrator_shares(const struct mmr_priv *p)
+{
+	const int mcpu = READ_ONCE(p->ctl->child_cpu);
+
+	for (unsigned w = 0; w < p->nwriters; w++)
+		if (p->run->workers[1 + w].cpu == mcpu)
+			return "writer";
+	return mcpu == p->run->workers[0].cpu ? "protector" : NULL;
+}
+
 /* "; the migrator shares writer CPU n" where the line-up put it there. */
 static const char *shares_writer(const struct mmr_priv *p)
 {
 	static char why[64];
-	const int mcpu = READ_ONCE(p->ctl->child_cpu);
+	const char *shares = migrator_shares(p);
 
-	for (unsigned w = 0; w < p->nwriters; w++)
-		if (p->run->workers[1 + w].cpu == mcpu) {
-			snprintf(why, sizeof(why), "; the migrator shares writer CPU %d", mcpu);
-			return why;
-		}
-	return "";
+	if (!shares || strcmp(shares, "writer"))
+		return "";
+	snprintf(why, sizeof(why), "; the migrator shares writer CPU %d", READ_ONCE(p->ctl->child_cpu));
+	return why;
 }
 
 /* A run that found nothing proves nothing unless the race was exercised. */
@@ -463,16 +472,11 @@ static json_t *line_up_json(const struct mmr_priv *p)
 	const unsigned n = run->nr_workers;
 	const int mcpu = READ_ONCE(p->ctl->child_cpu);
 	json_t *writers = json_array();
-	const char *shares = NULL;
+	const char *shares = migrator_shares(p);
 	char moves[64];
 
 	for (unsigned w = 0; w < p->nwriters; w++)
 		json_array_append_new(writers, json_integer(run->workers[1 + w].cpu));
-	if (mcpu == run->workers[0].cpu)
-		shares = "protector";
-	for (unsigned w = 0; w < p->nwriters; w++)
-		if (mcpu == run->workers[1 + w].cpu)
-			shares = "writer";
 	if (p->nodes > 1)
 		snprintf(moves, sizeof(moves), "between %d nodes, each walk to the next", p->nodes);
 	else
@@ -594,10 +598,8 @@ static void mmrace_verify(struct mmt_run *run)
 	/* Its own rule (pages raced, walks, ...) or the time bound: the
 	 * harness's duration, or a signal. */
 	json_object_set_new(m, "ended_by", json_string(p->ended_by ? p->ended_by : "duration"));
-	if (lost && !p->lost_known) {	/* a loss only the final check found */
-		p->lost_known = true;
-		p->raced_at_first_lost = p->raced;
-	}
+	if (lost)	/* perhaps a loss only the final check found */
+		mmr_note_lost(p);
 	json_object_set_new(m, "raced_to_first_lost",
 			    p->lost_known ? json_integer((json_int_t)p->raced_at_first_lost) : json_null());
 	set_int(m, "wait_timeouts", p->wait_timeouts);

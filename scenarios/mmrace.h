@@ -59,7 +59,6 @@ enum { OUT_VERIFIED, OUT_LOST, OUT_FOREIGN, OUT_STALE_TLB, OUT_CRASH, OUT_SPLAT,
 #define MMR_TARGET_RACED 64
 #define MMR_DEFAULT_BOUND_NS 120000000000ull
 #define MMR_INJECT_WALKS 200		/* injected faults: the suite's count */
-#define MMR_NO_RACE_NS 1000000000ull	/* nothing to race: the harness's 1 s */
 
 /* Bounds on every wait, and what the run says when one runs out. */
 #define MMR_WAIT_NS 2000000000ull	/* an actor's step */
@@ -200,6 +199,15 @@ int mmr_migrator_start(struct mmr_priv *p, char *err, size_t len);
 /* Ends the child; returns a reason if it died on its own, else NULL. */
 const char *mmr_migrator_stop(struct mmr_priv *p);
 bool mmr_migrator_alive(struct mmr_priv *p);
+
+/* A lost write is known now: keep what had raced by then (the first time). */
+static inline void mmr_note_lost(struct mmr_priv *p)
+{
+	if (!p->lost_known) {
+		p->lost_known = true;
+		p->raced_at_first_lost = p->raced;
+	}
+}
 
 /* A writer's tag: writer w's value number seq (seq < 2^56). */
 static inline uint64_t mmr_tag(unsigned w, uint64_t seq)
