@@ -140,7 +140,7 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 		smp_store_release(&ws->acked, n);
 		return;	/* the faulting store re-executes */
 	}
-	if (p && ws) {
+	if (p && ws && si->si_code > 0) {
 		/* A fault outside the region in a writer: a finding, not a
 		 * silent death; the writer stops and the run reports it. */
 		ws->crashed = true;
