@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "cli.h"
-#include "counters.h"
+#include "cli-options.h"
+#include "closest.h"
 #include "parse.h"
 
 #include <getopt.h>
@@ -10,90 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-enum {
-	OPT_VARIANT = 0x100, OPT_PLACEMENT, OPT_THREADS, OPT_DURATION, OPT_ITERATIONS,
-	OPT_REPEAT, OPT_SEED, OPT_OUTPUT, OPT_FORMAT, OPT_MEM_NODE, OPT_LIST, OPT_HELP,
-	OPT_VERSION, OPT_RESTORE, OPT_ASSUME_FORBIDDEN, OPT_EVENTS, OPT_TEST, OPT_PRIMITIVES, OPT_MUTANT,
-	OPT_PROGRESS, OPT_NO_PROGRESS, OPT_SCENARIO_BASE = 0x200,
-};
-
-static const struct option common_opts[] = {
-	{ "variant", required_argument, NULL, OPT_VARIANT },
-	{ "placement", required_argument, NULL, OPT_PLACEMENT },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "duration", required_argument, NULL, OPT_DURATION },
-	{ "iterations", required_argument, NULL, OPT_ITERATIONS },
-	{ "repeat", required_argument, NULL, OPT_REPEAT },
-	{ "seed", required_argument, NULL, OPT_SEED },
-	{ "output", required_argument, NULL, OPT_OUTPUT },
-	{ "format", required_argument, NULL, OPT_FORMAT },
-	{ "mem-node", required_argument, NULL, OPT_MEM_NODE },
-	{ "list", no_argument, NULL, OPT_LIST },
-	{ "help", no_argument, NULL, OPT_HELP },
-	{ "version", no_argument, NULL, OPT_VERSION },
-	{ "restore", no_argument, NULL, OPT_RESTORE },
-	{ "assume-forbidden", no_argument, NULL, OPT_ASSUME_FORBIDDEN },
-	{ "events", required_argument, NULL, OPT_EVENTS },
-	{ "test", required_argument, NULL, OPT_TEST },
-	{ "primitives", required_argument, NULL, OPT_PRIMITIVES },
-	{ "mutant", required_argument, NULL, OPT_MUTANT },
-	{ "progress", no_argument, NULL, OPT_PROGRESS },
-	{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
-};
-
-#define NR_COMMON (sizeof(common_opts) / sizeof(common_opts[0]))
-
-void mmt_cli_usage(FILE *f)
-{
-	fputs("usage: run-scenario [SCENARIO[,SCENARIO...]|all] [options]\n"
-	      "\n"
-	      "With no scenario: the smoke suite (every scenario and variant, placement\n"
-	      "spread, 200ms each).\n"
-	      "\n"
-	      "  --variant V[,V...]|all   variants to run (default: all)\n"
-	      "  --placement P            same-core (SMT siblings), same-l3 (distinct cores\n"
-	      "                           under one L3 cache), same-node, cross-node, spread,\n"
-	      "                           cpus:LIST or all; repeat the option for several\n"
-	      "                           (default: same-node, spread for the smoke suite)\n"
-	      "  --threads N              workers (default: the scenario's)\n"
-	      "  --mem-node N             NUMA node holding the shared data (default: the\n"
-	      "                           node of the first worker)\n"
-	      "  --duration D             per run: 500ms, 5s, 2m (default: 1s)\n"
-	      "  --iterations N           per run: stop after N operations (k, M, G suffixes)\n"
-	      "  --repeat N               runs per variant and placement (default: 1)\n"
-	      "  --seed S                 seed for payloads and random delays, decimal,\n"
-	      "                           0-18446744073709551615 (default: random)\n"
-	      "  --output FILE|-          results JSON (default: results/<scenario>-<time>.json;\n"
-	      "                           '-': JSON on stdout, the table on stderr)\n"
-	      "  --format FMT             table (default, 120 columns), wide (full verdicts\n"
-	      "                           and details) or json: what goes to stdout\n"
-	      "  --events LIST|none|list  counters per worker: libpfm4 names (cycles,\n"
-	      "                           instructions, PMU::EVENT, perf:: software events)\n"
-	      "                           and tracepoints (tlb:tlb_flush, compaction:*);\n"
-	      "                           'list' shows what this machine offers (default:\n"
-	      "                           " MMT_DEFAULT_EVENTS ")\n"
-	      "  --test T[,T...]|all      litmus: tests to run (variants TEST/PRIMITIVES)\n"
-	      "  --primitives P[,P...]|all  litmus: kernel, kernel-mfence, urcu, c11\n"
-	      "  --mutant NAME[=on|off][,...]  on a kernel from scripts/mutant-kernel: set\n"
-	      "                           its bug switches for the invocation (restored after)\n"
-	      "  --list                   scenarios, variants and their options (broken to\n"
-	      "                           the terminal's width, COLUMNS or the window's)\n"
-	      "  --progress, --no-progress  the line on stderr with run i/N, elapsed and ETA,\n"
-	      "                           rewritten between runs (default: when stderr is a\n"
-	      "                           terminal)\n"
-	      "  --assume-forbidden       count every witness as forbidden, even on variants\n"
-	      "                           that allow it: proves the exit-1 path (tests use it)\n"
-	      "  --restore                put back sysctls a killed run left changed (its\n"
-	      "                           journal in /run/mmtorture), then exit; every run\n"
-	      "                           does this first as well\n"
-	      "  --help, --version\n"
-	      "\n"
-	      "Scenario options (see --list) are given as --NAME VALUE.\n"
-	      "\n"
-	      "Exit: 0 ok, 1 forbidden outcome or lost data witnessed, 2 bad input,\n"
-	      "77 every run skipped, 128+N interrupted by signal N.\n",
-	      f);
-}
+/* getopt's value for a common option is its row; a scenario option's is
+ * this base plus its slot in cli->opts. */
+#define OPT_SCENARIO_BASE 0x200
 
 static int error(char *err, size_t errlen, const char *msg)
 {
@@ -101,19 +21,33 @@ static int error(char *err, size_t errlen, const char *msg)
 	return -1;
 }
 
-static int add_placement(struct mmt_cli *cli, const char *s, char *err, size_t errlen)
+static int unknown_scenario(const char *name, char *err, size_t errlen)
 {
-	static const char *const every[] = { "same-core", "same-l3", "same-node", "cross-node", "spread" };
+	struct mmt_closest near;
+	char hint[160];
 
-	if (!strcmp(s, "all")) {
-		for (unsigned i = 0; i < sizeof(every) / sizeof(every[0]); i++)
-			if (add_placement(cli, every[i], err, errlen))
-				return -1;
-		return 0;
+	mmt_closest_init(&near, name);
+	for (unsigned i = 0; i < mmt_scenario_count(); i++)
+		mmt_closest_offer(&near, mmt_scenario_at(i)->name);
+	snprintf(err, errlen, "unknown scenario '%s'%s (see --list)", name,
+		 mmt_closest_hint(&near, "", hint, sizeof(hint)));
+	return -1;
+}
+
+static int select_scenario(struct mmt_cli *cli, const struct mmt_scenario *sc, char *err,
+			   size_t errlen)
+{
+	for (unsigned i = 0; i < cli->nr_scenarios; i++)
+		if (cli->scenarios[i] == sc) {
+			snprintf(err, errlen, "scenario list names %s twice", sc->name);
+			return -1;
+		}
+	if (cli->nr_scenarios == MMT_MAX_SELECTED) {
+		snprintf(err, errlen, "more than %d scenarios selected (MMT_MAX_SELECTED)", MMT_MAX_SELECTED);
+		return -1;
 	}
-	if (cli->nr_placements == MMT_MAX_PLACEMENTS)
-		return error(err, errlen, "too many --placement options");
-	return mmt_placement_parse(s, &cli->placements[cli->nr_placements++], err, errlen);
+	cli->scenarios[cli->nr_scenarios++] = sc;
+	return 0;
 }
 
 static int select_scenarios(struct mmt_cli *cli, const char *arg, char *err, size_t errlen)
@@ -122,25 +56,54 @@ static int select_scenarios(struct mmt_cli *cli, const char *arg, char *err, siz
 
 	if (!strcmp(arg, "all")) {
 		for (unsigned i = 0; i < mmt_scenario_count(); i++)
-			cli->scenarios[cli->nr_scenarios++] = mmt_scenario_at(i);
+			if (select_scenario(cli, mmt_scenario_at(i), err, errlen))
+				return -1;
 		return 0;
 	}
 	snprintf(buf, sizeof(buf), "%s", arg);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		const struct mmt_scenario *sc = mmt_scenario_find(tok);
 
-		if (!sc) {
-			snprintf(err, errlen, "unknown scenario '%s' (see --list)", tok);
+		if (!sc)
+			return unknown_scenario(tok, err, errlen);
+		if (select_scenario(cli, sc, err, errlen))
 			return -1;
-		}
-		for (unsigned i = 0; i < cli->nr_scenarios; i++)
-			if (cli->scenarios[i] == sc)
-				sc = NULL;
-		if (sc && cli->nr_scenarios < MMT_MAX_SELECTED)
-			cli->scenarios[cli->nr_scenarios++] = sc;
 	}
 	if (!cli->nr_scenarios)
 		return error(err, errlen, "no scenario named");
+	return 0;
+}
+
+static int unknown_variant(const struct mmt_scenario *sc, const char *name, char *err,
+			   size_t errlen)
+{
+	struct mmt_closest near;
+	char hint[160];
+
+	mmt_closest_init(&near, name);
+	for (unsigned v = 0; v < sc->nr_variants; v++)
+		mmt_closest_offer(&near, sc->variants[v].name);
+	snprintf(err, errlen, "unknown variant '%s' of scenario %s%s (see --list %s)", name, sc->name,
+		 mmt_closest_hint(&near, "", hint, sizeof(hint)), sc->name);
+	return -1;
+}
+
+/* Variant v of scenario s, once: a name listed twice would run twice. */
+static int select_variant(struct mmt_cli *cli, unsigned s, unsigned v, char *err, size_t errlen)
+{
+	const struct mmt_scenario *sc = cli->scenarios[s];
+
+	for (unsigned k = 0; k < cli->nr_variants[s]; k++)
+		if (cli->variants[s][k] == v) {
+			snprintf(err, errlen, "--variant names %s of %s twice", sc->variants[v].name, sc->name);
+			return -1;
+		}
+	if (cli->nr_variants[s] == MMT_MAX_VARIANTS) {
+		snprintf(err, errlen, "%s: more than %d variants selected (MMT_MAX_VARIANTS)", sc->name,
+			 MMT_MAX_VARIANTS);
+		return -1;
+	}
+	cli->variants[s][cli->nr_variants[s]++] = v;
 	return 0;
 }
 
@@ -154,8 +117,9 @@ static int select_variants(struct mmt_cli *cli, const char *arg, char *err, size
 		if (!arg && cli->smoke && sc->smoke_variants) {
 			snprintf(buf, sizeof(buf), "%s", sc->smoke_variants);
 		} else if (!arg || !strcmp(arg, "all")) {
-			for (unsigned v = 0; v < sc->nr_variants && v < MMT_MAX_VARIANTS; v++)
-				cli->variants[s][cli->nr_variants[s]++] = v;
+			for (unsigned v = 0; v < sc->nr_variants; v++)
+				if (select_variant(cli, s, v, err, errlen))
+					return -1;
 			continue;
 		} else {
 			snprintf(buf, sizeof(buf), "%s", arg);
@@ -163,16 +127,10 @@ static int select_variants(struct mmt_cli *cli, const char *arg, char *err, size
 		for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 			const struct mmt_variant *v = mmt_variant_find(sc, tok);
 
-			if (!v) {
-				snprintf(err, errlen, "unknown variant '%s' of scenario %s (see --list %s)",
-					 tok, sc->name, sc->name);
+			if (!v)
+				return unknown_variant(sc, tok, err, errlen);
+			if (select_variant(cli, s, (unsigned)(v - sc->variants), err, errlen))
 				return -1;
-			}
-			if (cli->nr_variants[s] == MMT_MAX_VARIANTS) {
-				snprintf(err, errlen, "--variant names more than %d variants", MMT_MAX_VARIANTS);
-				return -1;
-			}
-			cli->variants[s][cli->nr_variants[s]++] = (unsigned)(v - sc->variants);
 		}
 		if (!cli->nr_variants[s])
 			return error(err, errlen, "--variant names no variant");
@@ -254,28 +212,39 @@ static int filter_split_variants(struct mmt_cli *cli, char *err, size_t errlen)
 }
 
 /* Scenario options: every option any scenario declares, once. */
-static unsigned collect_scenario_opts(struct mmt_cli *cli, struct option *out)
+static int collect_scenario_opts(struct mmt_cli *cli, struct option *out, char *err, size_t errlen)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < mmt_scenario_count(); i++) {
 		const struct mmt_scenario *sc = mmt_scenario_at(i);
 
+		if (sc->nr_options > MMT_MAX_OPTIONS) {
+			snprintf(err, errlen, "internal limit: %s declares %u options (MMT_MAX_OPTIONS %d)",
+				 sc->name, sc->nr_options, MMT_MAX_OPTIONS);
+			return -1;
+		}
 		for (unsigned k = 0; k < sc->nr_options; k++) {
 			bool dup = false;
 
 			for (unsigned j = 0; j < n; j++)
 				dup |= !strcmp(cli->opts[j].name, sc->options[k].name);
-			if (dup || n == MMT_MAX_OPTIONS * 4)
+			if (dup)
 				continue;
+			if (n == MMT_MAX_SCENARIO_OPTS) {
+				snprintf(err, errlen, "internal limit: more than %d scenario options (MMT_MAX_SCENARIO_OPTS)",
+					 MMT_MAX_SCENARIO_OPTS);
+				return -1;
+			}
 			cli->opts[n].name = sc->options[k].name;
+			cli->opts[n].decl = &sc->options[k];
 			out[n] = (struct option){ sc->options[k].name, required_argument, NULL,
 						  OPT_SCENARIO_BASE + (int)n };
 			n++;
 		}
 	}
 	cli->nr_opts = n;
-	return n;
+	return 0;
 }
 
 uint64_t mmt_cli_option_value(const struct mmt_cli *cli, const struct mmt_option *o)
@@ -395,170 +364,178 @@ static int check_threads(const struct mmt_cli *cli, char *err, size_t errlen)
 	return 0;
 }
 
-static int parse_uint(const char *name, const char *arg, uint64_t min, uint64_t max,
-		      uint64_t *out, char *err, size_t errlen)
-{
-	char why[MMT_ERRLEN];
+/* Room for getopt's table: every common row, every scenario option, the end. */
+#define MAX_LONGOPTS (64 + MMT_MAX_SCENARIO_OPTS + 1)
 
-	if (mmt_parse_u64(arg, out, why, sizeof(why))) {
-		snprintf(err, errlen, "--%s: %s", name, why);
+static int build_longopts(struct mmt_cli *cli, struct option *out, char *err, size_t errlen)
+{
+	unsigned n = 0;
+
+	if (mmt_cli_nr_rows > 64)
+		return error(err, errlen, "internal limit: more than 64 common options");
+	for (unsigned i = 0; i < mmt_cli_nr_rows; i++)
+		out[n++] = (struct option){ mmt_cli_rows[i].name,
+					    mmt_cli_rows[i].arg || mmt_cli_rows[i].values ? required_argument
+											   : no_argument,
+					    NULL, (int)i };
+	if (collect_scenario_opts(cli, out + n, err, errlen))
 		return -1;
-	}
-	if (*out < min || *out > max) {
-		snprintf(err, errlen, "--%s must be between %llu and %llu", name,
-			 (unsigned long long)min, (unsigned long long)max);
-		return -1;
+	n += cli->nr_opts;
+	memset(&out[n], 0, sizeof(out[n]));
+	return 0;
+}
+
+/*
+ * Options are spelled out: getopt_long would take any unique prefix, so a
+ * typo or a later option's prefix ("--ass") would silently mean another.
+ * Stops at an option that acts alone (--help wins over what follows).
+ */
+static int check_spelling(int argc, char **argv, const struct option *longopts, char *err,
+			  size_t errlen)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *name = a + 2;
+		size_t len = strcspn(name, "=");
+		const struct option *o;
+		struct mmt_closest near;
+		char hint[160], word[128];
+
+		if (!strcmp(a, "--"))
+			return 0;
+		if (strncmp(a, "--", 2))
+			continue;
+		for (o = longopts; o->name; o++)
+			if (strlen(o->name) == len && !strncmp(o->name, name, len))
+				break;
+		if (!o->name) {
+			snprintf(word, sizeof(word), "%.*s", (int)(len < 100 ? len : 100), name);
+			mmt_closest_init(&near, word);
+			for (o = longopts; o->name; o++)
+				mmt_closest_offer(&near, o->name);
+			snprintf(err, errlen, "unknown option '--%s'%s (see --help)", word,
+				 mmt_closest_hint(&near, "--", hint, sizeof(hint)));
+			return -1;
+		}
+		if (o->val < OPT_SCENARIO_BASE && mmt_cli_rows[o->val].acts_alone)
+			return 0;
+		if (o->has_arg == required_argument && !name[len])
+			i++;	/* its value, whatever it looks like */
 	}
 	return 0;
 }
 
-int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t errlen)
+static int check_value_name(const struct mmt_cli_row *r, const char *arg, char *err, size_t errlen)
 {
-	struct option longopts[NR_COMMON + MMT_MAX_OPTIONS * 4 + 1];
-	const char *variant_arg = NULL, *scenario_arg = NULL;
-	char why[MMT_ERRLEN];
-	unsigned nsc;
-	uint64_t v;
-	int c;
+	struct mmt_closest near;
+	char allowed[128], hint[160];
 
-	memset(cli, 0, sizeof(*cli));
-	cli->repeat = 1;
-	cli->mem_node = -1;
-	memcpy(longopts, common_opts, sizeof(common_opts));
-	nsc = collect_scenario_opts(cli, longopts + NR_COMMON);
-	memset(&longopts[NR_COMMON + nsc], 0, sizeof(longopts[0]));
+	if (!r->values)
+		return 0;
+	mmt_closest_init(&near, arg);
+	for (unsigned i = 0; r->values[i]; i++) {
+		if (!strcmp(arg, r->values[i]))
+			return 0;
+		mmt_closest_offer(&near, r->values[i]);
+	}
+	snprintf(err, errlen, "--%s must be one of %s, not '%s'%s", r->name,
+		 mmt_cli_row_arg(r, allowed, sizeof(allowed)), arg,
+		 mmt_closest_hint(&near, "", hint, sizeof(hint)));
+	return -1;
+}
+
+static int take_common(struct mmt_cli *cli, int c, const char *arg, unsigned *seen, char *err,
+		       size_t errlen)
+{
+	const struct mmt_cli_row *r = &mmt_cli_rows[c];
+
+	if (seen[c]++ && !r->repeatable) {
+		snprintf(err, errlen, "--%s is given twice", r->name);
+		return -1;
+	}
+	if (check_value_name(r, arg, err, errlen))
+		return -1;
+	return r->set(cli, arg, err, errlen);
+}
+
+static int take_scenario_opt(struct mmt_cli *cli, int c, const char *arg, char *err, size_t errlen)
+{
+	struct mmt_cli_opt *o = &cli->opts[c - OPT_SCENARIO_BASE];
+	char why[MMT_ERRLEN];
+
+	if (o->set) {
+		snprintf(err, errlen, "--%s is given twice", o->name);
+		return -1;
+	}
+	if (mmt_parse_named_u64(o->decl->names, o->decl->min, arg, &o->value, why, sizeof(why))) {
+		snprintf(err, errlen, "--%s: %s", o->name, why);
+		return -1;
+	}
+	o->set = true;
+	return 0;
+}
+
+/* getopt's loop; 1 when an option that acts alone ends it. */
+static int read_options(int argc, char **argv, struct mmt_cli *cli, const struct option *longopts,
+			char *err, size_t errlen)
+{
+	unsigned seen[64] = { 0 };
+	int c;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		const char *arg = optarg;
-
-		switch (c) {
-		case OPT_VARIANT: variant_arg = arg; break;
-		case OPT_PLACEMENT:
-			if (add_placement(cli, arg, err, errlen))
-				return -1;
-			break;
-		case OPT_THREADS:
-			if (parse_uint("threads", arg, 1, MMT_MAX_CPUS, &v, err, errlen))
-				return -1;
-			cli->threads = (unsigned)v;
-			break;
-		case OPT_DURATION:
-			if (mmt_parse_duration(arg, &cli->duration_ns, why, sizeof(why))) {
-				snprintf(err, errlen, "--duration: %s", why);
-				return -1;
-			}
-			break;
-		case OPT_ITERATIONS:
-			if (parse_uint("iterations", arg, 1, UINT64_MAX, &cli->iterations, err, errlen))
-				return -1;
-			break;
-		case OPT_REPEAT:
-			if (parse_uint("repeat", arg, 1, 100000, &v, err, errlen))
-				return -1;
-			cli->repeat = (unsigned)v;
-			break;
-		case OPT_SEED:
-			if (mmt_parse_u64_decimal(arg, &cli->seed, why, sizeof(why))) {
-				snprintf(err, errlen, "--seed: %s", why);
-				return -1;
-			}
-			cli->seed_set = true;
-			break;
-		case OPT_MEM_NODE:
-			if (parse_uint("mem-node", arg, 0, MMT_MAX_NODES - 1, &v, err, errlen))
-				return -1;
-			cli->mem_node = (int)v;
-			break;
-		case OPT_OUTPUT:
-			if (!*arg)
-				return error(err, errlen, "--output needs a file name or '-'");
-			cli->output = arg;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(arg, "table"))
-				cli->format = MMT_FORMAT_TABLE;
-			else if (!strcmp(arg, "wide"))
-				cli->format = MMT_FORMAT_WIDE;
-			else if (!strcmp(arg, "json"))
-				cli->format = MMT_FORMAT_JSON;
-			else {
-				snprintf(err, errlen, "--format must be table, wide or json, not '%s'", arg);
-				return -1;
-			}
-			break;
-		case OPT_LIST: cli->list = true; break;
-		case OPT_ASSUME_FORBIDDEN: cli->assume_forbidden = true; break;
-		case OPT_TEST: cli->tests = arg; break;
-		case OPT_PRIMITIVES: cli->prims = arg; break;
-		case OPT_MUTANT: cli->mutants = arg; break;
-		case OPT_PROGRESS: cli->progress = MMT_PROGRESS_ON; break;
-		case OPT_NO_PROGRESS: cli->progress = MMT_PROGRESS_OFF; break;
-		case OPT_EVENTS:
-			if (!*arg)
-				return error(err, errlen, "--events needs a list, 'none' or 'list'");
-			cli->events = arg;
-			break;
-		case 'h': /* fall through: -h is --help, as everywhere */
-		case OPT_HELP: cli->help = true; return 0;
-		case OPT_VERSION: cli->version = true; return 0;
-		case OPT_RESTORE: cli->restore = true; return 0;
-		case ':':
+		if (c == 'h')
+			c = (int)(mmt_cli_row_find("help") - mmt_cli_rows);
+		if (c == ':') {
 			snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
 			return -1;
-		case '?':
+		}
+		if (c == '?') {
 			snprintf(err, errlen, "unknown option '%s' (see --help)", argv[optind - 1]);
 			return -1;
-		default:
-			if (c >= OPT_SCENARIO_BASE && c < OPT_SCENARIO_BASE + (int)nsc) {
-				struct mmt_cli_opt *o = &cli->opts[c - OPT_SCENARIO_BASE];
-
-				if (mmt_parse_u64(arg, &o->value, why, sizeof(why))) {
-					snprintf(err, errlen, "--%s: %s", o->name, why);
-					return -1;
-				}
-				o->set = true;
-				break;
-			}
-			return error(err, errlen, "internal error: unhandled option");
 		}
-	}
-	if (optind < argc)
-		scenario_arg = argv[optind++];
-	if (optind < argc) {
-		snprintf(err, errlen, "unexpected argument '%s' (several scenarios: a,b)", argv[optind]);
-		return -1;
-	}
-	if (!scenario_arg && cli->list)
-		scenario_arg = "all";
-	if (!scenario_arg) {
-		cli->smoke = true;
-		scenario_arg = "all";
-	}
-	/* Lists are copied into fixed buffers below: refuse, never truncate. */
-	{
-		const char *lists[] = { scenario_arg, variant_arg, cli->tests, cli->prims, cli->events };
-
-		const char *names[] = { "scenario list", "--variant", "--test", "--primitives", "--events" };
-
-		for (unsigned k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
-			if (lists[k] && strlen(lists[k]) >= 1024)
-				return error(err, errlen, "a list argument is longer than 1023 characters");
-			/* strtok_r would skip an empty item without a word */
-			if (lists[k] && mmt_parse_list_items(lists[k], why, sizeof(why))) {
-				snprintf(err, errlen, "%s: %s", names[k], why);
+		if (c >= OPT_SCENARIO_BASE) {
+			if (take_scenario_opt(cli, c, optarg, err, errlen))
 				return -1;
-			}
+			continue;
+		}
+		if (take_common(cli, c, optarg, seen, err, errlen))
+			return -1;
+		if (mmt_cli_rows[c].acts_alone)
+			return 1;
+	}
+	return 0;
+}
+
+/* Lists are copied into fixed buffers: refuse, never truncate. */
+static int check_lists(const struct mmt_cli *cli, const char *scenario_arg, char *err,
+		       size_t errlen)
+{
+	const char *lists[] = { scenario_arg, cli->variant_arg, cli->tests, cli->prims, cli->events };
+	const char *names[] = { "scenario list", "--variant", "--test", "--primitives", "--events" };
+	char why[MMT_ERRLEN];
+
+	for (unsigned k = 0; k < sizeof(lists) / sizeof(lists[0]); k++) {
+		if (lists[k] && strlen(lists[k]) >= 1024) {
+			snprintf(err, errlen, "%s is longer than 1023 characters", names[k]);
+			return -1;
+		}
+		/* strtok_r would skip an empty item without a word */
+		if (lists[k] && mmt_parse_list_items(lists[k], why, sizeof(why))) {
+			snprintf(err, errlen, "%s: %s", names[k], why);
+			return -1;
 		}
 	}
-	if (select_scenarios(cli, scenario_arg, err, errlen) ||
-	    select_variants(cli, variant_arg, err, errlen))
-		return -1;
-	if ((cli->tests || cli->prims) && filter_split_variants(cli, err, errlen))
-		return -1;
+	return 0;
+}
+
+/* What the command line left out: the smoke suite, the placement, the bound. */
+static void apply_defaults(struct mmt_cli *cli)
+{
+	char ignored[MMT_ERRLEN];
+
 	if (!cli->nr_placements) {
-		add_placement(cli, cli->smoke ? "spread" : "same-node", err, errlen);
+		mmt_cli_add_placement(cli, cli->smoke ? "spread" : "same-node", ignored, sizeof(ignored));
 		cli->placement_defaulted = true;
 	}
 	if (!cli->duration_ns && !cli->iterations) {
@@ -567,7 +544,39 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 	}
 	if (cli->output && !strcmp(cli->output, "-") && cli->format == MMT_FORMAT_JSON)
 		cli->format = MMT_FORMAT_TABLE; /* JSON is already on stdout once */
-	if (check_scenario_opts(cli, err, errlen) || check_threads(cli, err, errlen))
+}
+
+int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t errlen)
+{
+	struct option longopts[MAX_LONGOPTS];
+	const char *scenario_arg = NULL;
+	int rc;
+
+	memset(cli, 0, sizeof(*cli));
+	cli->repeat = 1;
+	cli->mem_node = -1;
+	if (build_longopts(cli, longopts, err, errlen) ||
+	    check_spelling(argc, argv, longopts, err, errlen))
 		return -1;
-	return 0;
+	rc = read_options(argc, argv, cli, longopts, err, errlen);
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	if (optind < argc)
+		scenario_arg = argv[optind++];
+	if (optind < argc) {
+		snprintf(err, errlen, "unexpected argument '%s' (several scenarios: a,b)", argv[optind]);
+		return -1;
+	}
+	if (!scenario_arg) {
+		cli->smoke = !cli->list;
+		scenario_arg = "all";
+	}
+	if (check_lists(cli, scenario_arg, err, errlen) ||
+	    select_scenarios(cli, scenario_arg, err, errlen) ||
+	    select_variants(cli, cli->variant_arg, err, errlen))
+		return -1;
+	if ((cli->tests || cli->prims) && filter_split_variants(cli, err, errlen))
+		return -1;
+	apply_defaults(cli);
+	return check_scenario_opts(cli, err, errlen) || check_threads(cli, err, errlen) ? -1 : 0;
 }

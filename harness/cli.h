@@ -17,17 +17,20 @@
 #define MMT_MAX_SELECTED 64
 #define MMT_MAX_PLACEMENTS 8
 #define MMT_MAX_VARIANTS 1024
+#define MMT_MAX_SCENARIO_OPTS (MMT_MAX_OPTIONS * 4)	/* of every scenario, once each */
 
 enum mmt_format { MMT_FORMAT_TABLE, MMT_FORMAT_WIDE, MMT_FORMAT_JSON };
 
 struct mmt_cli_opt {
 	const char *name;
+	const struct mmt_option *decl;	/* the first scenario's: its value names */
 	uint64_t value;
 	bool set;
 };
 
 struct mmt_cli {
 	bool help, version, list, smoke;
+	const char *variant_arg;	/* --variant as given, NULL: all (or the smoke set) */
 	bool placement_defaulted;	/* no --placement: a scenario may have its own */
 	bool restore;		/* --restore: put back what a dead run left changed */
 	bool assume_forbidden;	/* test hook: every witness counts as forbidden */
@@ -53,7 +56,7 @@ struct mmt_cli {
 	const char *prims;	/* --primitives: ... by primitive set */
 	const char *mutants;	/* --mutant: switches to set, NULL: leave them */
 	enum mmt_progress_mode progress;	/* --progress, --no-progress; default auto */
-	struct mmt_cli_opt opts[MMT_MAX_OPTIONS * 4];
+	struct mmt_cli_opt opts[MMT_MAX_SCENARIO_OPTS];
 	unsigned nr_opts;
 };
 
@@ -63,7 +66,11 @@ int mmt_cli_parse(int argc, char **argv, struct mmt_cli *cli, char *err, size_t 
 /* Value of scenario option o for this run: the user's or the default. */
 uint64_t mmt_cli_option_value(const struct mmt_cli *cli, const struct mmt_option *o);
 
+/* --help, from the option and exit-code tables (cli-help.c). */
 void mmt_cli_usage(FILE *f);
+
+/* Adds one placement, or the five that "all" means. */
+int mmt_cli_add_placement(struct mmt_cli *cli, const char *s, char *err, size_t errlen);
 
 #define MMT_SMOKE_DURATION_NS 200000000ull
 #define MMT_DEFAULT_DURATION_NS 1000000000ull

@@ -17,6 +17,7 @@
 #include "arch/barrier.h"
 #include "cli.h"
 #include "counters.h"
+#include "exit-codes.h"
 #include "kstate.h"
 #include "metadata.h"
 #include "mutant.h"
@@ -31,15 +32,29 @@
 #include "term.h"
 #include "topology.h"
 
-#define EXIT_WITNESSED 1
-#define EXIT_USAGE 2
-#define EXIT_HARNESS 3
-#define EXIT_SKIPPED 77
-
 struct totals {
 	int runs, ok, skipped, errors, forbidden, injected_missed, inconclusive, interrupted_sig;
 	bool hung;
 };
+
+/* "help (default 2, 0-3)", or with named values "help (default tsc:
+ * none|userfence|tsc|all, or 0-3)". */
+static void option_text(const struct mmt_option *o, char *text, size_t len)
+{
+	size_t used = (size_t)snprintf(text, len, "%s (default ", o->help);
+
+	if (!o->names) {
+		snprintf(text + used, len - used, "%llu, %llu-%llu)", (unsigned long long)o->def,
+			 (unsigned long long)o->min, (unsigned long long)o->max);
+		return;
+	}
+	used += (size_t)snprintf(text + used, len - used, "%s:", o->names[o->def - o->min]);
+	for (unsigned i = 0; o->names[i] && used < len; i++)
+		used += (size_t)snprintf(text + used, len - used, "%s%s", i ? "|" : " ", o->names[i]);
+	if (used < len)
+		snprintf(text + used, len - used, ", or %llu-%llu)", (unsigned long long)o->min,
+			 (unsigned long long)o->max);
+}
 
 /* Broken to the terminal's width when stdout is one; a pipe gets one line
  * per variant and option, as tests/lib.sh and scripts read it. */
@@ -82,10 +97,7 @@ static void list_scenarios(const struct mmt_cli *cli)
 			printf("  options:\n");
 		for (unsigned o = 0; o < sc->nr_options; o++) {
 			snprintf(prefix, sizeof(prefix), "    --%-20s ", sc->options[o].name);
-			snprintf(text, sizeof(text), "%s (default %llu, %llu-%llu)", sc->options[o].help,
-				 (unsigned long long)sc->options[o].def,
-				 (unsigned long long)sc->options[o].min,
-				 (unsigned long long)sc->options[o].max);
+			option_text(&sc->options[o], text, sizeof(text));
 			mmt_term_wrap(stdout, width, prefix, hang, text);
 		}
 	}
@@ -398,12 +410,12 @@ static int restore_command(void)
 		return 0;
 	case MMT_REPAIR_NO_ACCESS:
 		fprintf(stderr, "mmtorture: --restore needs root: %s\n", err);
-		return EXIT_SKIPPED;
+		return MMT_EXIT_SKIPPED;
 	case MMT_REPAIR_FAILED:
 		break;
 	}
 	fprintf(stderr, "mmtorture: %s\n", err);
-	return EXIT_HARNESS;
+	return MMT_EXIT_HARNESS;
 }
 
 /*
@@ -466,13 +478,13 @@ static void copy_file(const char *path, FILE *to)
 static int exit_code(const struct totals *t)
 {
 	if (t->forbidden)
-		return EXIT_WITNESSED;
+		return MMT_EXIT_WITNESSED;
 	if (t->errors)
-		return EXIT_HARNESS;
+		return MMT_EXIT_HARNESS;
 	if (t->interrupted_sig)
-		return 128 + t->interrupted_sig;
+		return MMT_EXIT_SIGNAL + t->interrupted_sig;
 	if (t->runs && t->skipped + t->inconclusive == t->runs)
-		return EXIT_SKIPPED;
+		return MMT_EXIT_SKIPPED;
 	return 0;
 }
 
@@ -502,7 +514,7 @@ int main(int argc, char **argv)
 
 	if (mmt_cli_parse(argc, argv, &cli, err, sizeof(err))) {
 		fprintf(stderr, "mmtorture: %s\n", err);
-		return EXIT_USAGE;
+		return MMT_EXIT_USAGE;
 	}
 	assume_forbidden = cli.assume_forbidden;
 	if (cli.help) {
@@ -536,11 +548,11 @@ int main(int argc, char **argv)
 			}
 		if (mmt_events_parse(list, &events, err, sizeof(err))) {
 			fprintf(stderr, "mmtorture: %s\n", err);
-			return EXIT_USAGE;
+			return MMT_EXIT_USAGE;
 		}
 	} else if (mmt_events_parse(cli.events, &events, err, sizeof(err))) {
 		fprintf(stderr, "mmtorture: %s\n", err);
-		return EXIT_USAGE;
+		return MMT_EXIT_USAGE;
 	}
 	events_on = events.nr > 0;
 	for (unsigned s = 0; s < cli.nr_scenarios; s++) {
@@ -550,12 +562,12 @@ int main(int argc, char **argv)
 		if (dp && mmt_placement_parse(dp, &own, err, sizeof(err))) {
 			fprintf(stderr, "mmtorture: internal error, %s's default placement: %s\n",
 				cli.scenarios[s]->name, err);
-			return EXIT_HARNESS;
+			return MMT_EXIT_HARNESS;
 		}
 	}
 	if (cli.mutants && mmt_mutant_check(cli.mutants, err, sizeof(err))) {
 		fprintf(stderr, "mmtorture: %s\n", err);
-		return EXIT_USAGE;
+		return MMT_EXIT_USAGE;
 	}
 	/* The target is checked, and its temp file created, before anything
 	 * runs: a bad --output costs nothing but one line. */
@@ -567,17 +579,17 @@ int main(int argc, char **argv)
 						  cli.smoke ? "smoke" : cli.scenarios[0]->name, path,
 						  sizeof(path), err, sizeof(err))) {
 			fprintf(stderr, "mmtorture: %s\n", err);
-			return EXIT_USAGE;
+			return MMT_EXIT_USAGE;
 		}
 		if (mmt_results_open(&out, path, err, sizeof(err))) {
 			fprintf(stderr, "mmtorture: %s\n", err);
-			return EXIT_USAGE;
+			return MMT_EXIT_USAGE;
 		}
 	}
 	if (mmt_topology_load(&topo, "/sys", err, sizeof(err))) {
 		fprintf(stderr, "mmtorture: %s\n", err);
 		mmt_results_abandon(&out);
-		return EXIT_HARNESS;
+		return MMT_EXIT_HARNESS;
 	}
 	mmt_topology_apply_affinity(&topo);
 
@@ -599,7 +611,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mmtorture: %s\n", err);
 		mmt_sysctl_restore_all();
 		mmt_results_abandon(&out);
-		return EXIT_HARNESS;
+		return MMT_EXIT_HARNESS;
 	}
 	doc = json_pack("{s:i,s:o,s:b}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
 			mmt_metadata_collect(argc, argv, seed, &topo), "interrupted", 0);
@@ -649,7 +661,7 @@ int main(int argc, char **argv)
 						mmt_progress_end(&progress);
 						fprintf(stderr, "mmtorture: internal error, a run fails the schema: %s\n", err);
 						mmt_results_abandon(&out);
-						return EXIT_HARNESS;
+						return MMT_EXIT_HARNESS;
 					}
 					if (to_stdout || cli.format != MMT_FORMAT_JSON)
 						keep_for_table(table_runs, rec, events_on && cli.events, &omitted);
@@ -672,7 +684,7 @@ int main(int argc, char **argv)
 	written = !mmt_results_finish(&out, doc, err, sizeof(err));
 	if (!written) {
 		fprintf(stderr, "mmtorture: %s\n", err);
-		code = EXIT_HARNESS;
+		code = MMT_EXIT_HARNESS;
 	}
 	mmt_report_set_wide(cli.format == MMT_FORMAT_WIDE);
 	/* The table from the slim copies; the summary from the document. */

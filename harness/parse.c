@@ -50,6 +50,25 @@ int mmt_parse_u64(const char *s, uint64_t *out, char *err, size_t errlen)
 	return 0;
 }
 
+int mmt_parse_named_u64(const char *const *names, uint64_t min, const char *s, uint64_t *out,
+			char *err, size_t errlen)
+{
+	char list[256];
+	size_t used = 0;
+
+	for (unsigned i = 0; names && names[i]; i++)
+		if (!strcmp(s, names[i])) {
+			*out = min + i;
+			return 0;
+		}
+	if (!names || isdigit((unsigned char)*s))
+		return mmt_parse_u64(s, out, err, errlen);
+	list[0] = '\0';
+	for (unsigned i = 0; names[i] && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? ", " : "", names[i]);
+	return fail(err, errlen, "'%s' is neither a number nor one of %s", s, list);
+}
+
 /*
  * Digits, an optional fraction, a unit; computed exactly in integers.
  * No strtod: it takes hex ("0x10s" was 16 s), "inf", "nan" and

@@ -15,6 +15,11 @@
 /* Decimal integer with an optional k/M/G (x1000) suffix: "100000", "10M". */
 int mmt_parse_u64(const char *s, uint64_t *out, char *err, size_t errlen);
 
+/* A value by name (names[i] is min + i: an option's named values, NULL-
+ * terminated) or as mmt_parse_u64 reads it; names may be NULL. */
+int mmt_parse_named_u64(const char *const *names, uint64_t min, const char *s, uint64_t *out,
+			char *err, size_t errlen);
+
 /* Plain decimal, the whole 64-bit range, no suffix: seeds. */
 int mmt_parse_u64_decimal(const char *s, uint64_t *out, char *err, size_t errlen);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "placement.h"
+#include "closest.h"
 #include "parse.h"
 
 #include <stdio.h>
@@ -33,8 +34,18 @@ int mmt_placement_parse(const char *s, struct mmt_placement *p, char *err, size_
 		}
 		return 0;
 	}
-	snprintf(err, errlen,
-		 "unknown placement '%s' (same-core, same-l3, same-node, cross-node, spread, cpus:LIST)", s);
+	{
+		struct mmt_closest near;
+		char hint[160];
+
+		mmt_closest_init(&near, s);
+		for (unsigned k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+			mmt_closest_offer(&near, kind_names[k]);
+		mmt_closest_offer(&near, "all");
+		snprintf(err, errlen,
+			 "unknown placement '%s'%s (same-core, same-l3, same-node, cross-node, spread, cpus:LIST, all)",
+			 s, mmt_closest_hint(&near, "", hint, sizeof(hint)));
+	}
 	return -1;
 }
 

@@ -4,16 +4,19 @@
  * into the "mmt_scenarios" section; the linker provides its bounds.  The
  * registry hands them out sorted by name so --list and "all" are stable.
  */
+#include "exit-codes.h"
 #include "scenario.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+const char *const mmt_option_off_on[] = { "off", "on", NULL };
+
 extern const struct mmt_scenario *const __start_mmt_scenarios[];
 extern const struct mmt_scenario *const __stop_mmt_scenarios[];
 
-static const struct mmt_scenario *sorted[64];
+static const struct mmt_scenario **sorted;
 static unsigned nr_sorted;
 
 static int by_name(const void *a, const void *b)
@@ -26,10 +29,16 @@ static int by_name(const void *a, const void *b)
 
 static void load(void)
 {
-	if (nr_sorted)
+	size_t n = (size_t)(__stop_mmt_scenarios - __start_mmt_scenarios);
+
+	if (sorted)
 		return;
-	for (const struct mmt_scenario *const *p = __start_mmt_scenarios;
-	     p < __stop_mmt_scenarios && nr_sorted < 64; p++)
+	sorted = calloc(n ? n : 1, sizeof(*sorted));
+	if (!sorted) {
+		fprintf(stderr, "mmtorture: no memory for the scenario registry\n");
+		exit(MMT_EXIT_HARNESS);
+	}
+	for (const struct mmt_scenario *const *p = __start_mmt_scenarios; p < __stop_mmt_scenarios; p++)
 		sorted[nr_sorted++] = *p;
 	qsort(sorted, nr_sorted, sizeof(sorted[0]), by_name);
 }

@@ -58,7 +58,14 @@ struct mmt_option {
 	const char *name;	/* long option, without "--" */
 	const char *help;
 	uint64_t def, min, max;
+	/* Names of the values min.. in order (NULL-terminated), taken on the
+	 * command line beside the numbers (--sync tsc, --compact on); NULL:
+	 * numbers only.  Results record the number. */
+	const char *const *names;
 };
+
+/* For a 0/1 option. */
+extern const char *const mmt_option_off_on[];
 
 struct mmt_run;
 struct mmt_worker;

@@ -58,6 +58,8 @@
 
 enum { LK_SYNC_NONE, LK_SYNC_USERFENCE, LK_SYNC_TSC, LK_NR_SYNC, LK_SYNC_ROTATE = LK_NR_SYNC };
 static const char *const sync_names[LK_NR_SYNC] = { "none", "userfence", "tsc" };
+/* --sync by name: the modes, then the rotation through them. */
+static const char *const sync_option_names[] = { "none", "userfence", "tsc", "all", NULL };
 
 #define LK_MAXT 8	/* threads */
 #define LK_MAXV 8	/* locations */
@@ -266,7 +268,8 @@ _Static_assert(LK_NR_VARIANTS <= MMT_MAX_VARIANTS, "more litmus variants than th
 
 enum { OPT_SYNC, OPT_STRIDE, OPT_BATCH, OPT_PERIOD, OPT_DELAY, NR_OPTIONS };
 static const struct mmt_option options[NR_OPTIONS] = {
-	[OPT_SYNC] = { "sync", "0 none, 1 userfence, 2 tsc, 3 all three in turn (witnesses counted per mode)", 2, 0, 3 },
+	[OPT_SYNC] = { "sync", "none, userfence, tsc, or all three in turn (witnesses counted per mode)", 2, 0, 3,
+		       sync_option_names },
 	[OPT_STRIDE] = { "stride", "cache lines per location (each iteration's locations are apart)", 1, 1, 64 },
 	[OPT_BATCH] = { "batch", "iterations per batch", 10000, 16, 10000000 },
 	[OPT_PERIOD] = { "period", "tsc: cycles between iterations, fixed (0: adaptive, from the one-way latency measured before each batch)", 0, 0, 1000000 },

@@ -2,7 +2,8 @@
 # mmtorture(1) from the program's own --help text (the option table the
 # binary prints), so the manual cannot drift from the options.  Sections:
 # the usage line, the paragraphs before the options, one .TP per option
-# (continuation lines joined), the paragraphs after them.
+# (continuation lines joined), the paragraphs after them, one .TP per exit
+# code.
 #   mmtorture --help | awk -v version=X -f help2man.awk > mmtorture.1
 function esc(s) { gsub(/\\/, "\\e", s); gsub(/^[.']/, "\\\\\\&&", s); gsub(/-/, "\\-", s); return s }
 BEGIN {
@@ -22,8 +23,9 @@ NR == 1 && /^usage: / {
 	print ".SH DESCRIPTION"
 	next
 }
-/^  -/ {
-	if (state != "options") { print ".SH OPTIONS"; state = "options" }
+# an option, or an exit code under "Exit:", and its text
+/^  -/ || (state == "exit" && /^  [0-9]/) {
+	if (state != "options" && state != "exit") { print ".SH OPTIONS"; state = "options" }
 	line = substr($0, 3)
 	# option and its text are separated by a run of two or more spaces
 	if (match(line, /  +/)) {
@@ -34,9 +36,9 @@ NR == 1 && /^usage: / {
 	if (text != "") print esc(text)
 	next
 }
-/^                          / && state == "options" { t = $0; sub(/^ +/, "", t); print esc(t); next }
+/^                          / && (state == "options" || state == "exit") { t = $0; sub(/^ +/, "", t); print esc(t); next }
 /^$/ { if (state == "options") state = "tail"; print ".PP"; next }
-state == "tail" && /^Exit:/ { print ".SH EXIT STATUS" }
+state == "tail" && /^Exit:/ { print ".SH EXIT STATUS"; state = "exit"; next }
 { print esc($0) }
 END {
 	print ".SH SEE ALSO"

@@ -30,6 +30,12 @@ bad "--mem-node" msgpass --mem-node x
 bad "--format" msgpass --format yaml
 bad "needs a value" msgpass --placement
 bad "unknown option '--frobnicate'" msgpass --frobnicate
+# getopt_long takes a unique prefix: a typo, or a later option's prefix,
+# would silently mean another option.  Spelled out, with the near miss named.
+bad "unknown option '--ass' (did you mean --assume-forbidden?)" msgpass --variant mb --ass
+bad "unknown scenario 'msgpas' (did you mean msgpass?)" msgpas
+bad "--output is given twice" msgpass --output "$scratch/a.json" --output "$scratch/b.json"
+bad "--variant names mb of msgpass twice" msgpass --variant mb,plain,mb
 bad "unexpected argument" msgpass extra
 bad "between 1 and 4096" msgpass --payload-words 5000
 bad "does not exist" msgpass --output "$scratch/missing/r.json"

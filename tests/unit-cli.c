@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Command-line parsing: what is accepted, and every way input is refused. */
 #include "cli.h"
+#include "cli-options.h"
+#include "closest.h"
 #include "tap.h"
 
 static struct mmt_cli cli;
@@ -82,7 +84,7 @@ int main(void)
 	REFUSED("--repeat", "msgpass", "--repeat", "0");
 	REFUSED("--seed", "msgpass", "--seed", "x");
 	REFUSED("--mem-node", "msgpass", "--mem-node", "node0");
-	REFUSED("--format must be table, wide or json", "msgpass", "--format", "xml");
+	REFUSED("--format must be one of table|wide|json, not 'xml'", "msgpass", "--format", "xml");
 	REFUSED("needs a value", "msgpass", "--duration");
 	REFUSED("unknown option '--bogus'", "msgpass", "--bogus");
 	REFUSED("unexpected argument 'extra'", "msgpass", "extra");
@@ -92,6 +94,78 @@ int main(void)
 	REFUSED("between 1 and 4096", "msgpass", "--payload-words", "0");
 	REFUSED("--payload-words", "msgpass", "--payload-words", "many");
 	REFUSED("--output needs", "msgpass", "--output", "");
+	/* Names are spelled out, and a near miss is named. */
+	REFUSED("unknown option '--ass' (did you mean --assume-forbidden?)", "msgpass", "--ass");
+	REFUSED("unknown option '--varient' (did you mean --variant?)", "msgpass", "--varient", "mb");
+	REFUSED("unknown option '--durati' (did you mean --duration?)", "msgpass", "--durati=1s");
+	REFUSED("unknown option '--payload-word' (did you mean --payload-words?)", "msgpass",
+		"--payload-word", "8");
+	REFUSED("unknown option '--pr' (see --help)", "msgpass", "--pr");	/* two begin so */
+	REFUSED("unknown scenario 'msgpas' (did you mean msgpass?)", "msgpas");
+	REFUSED("unknown variant 'release-aquire' of scenario msgpass (did you mean release-acquire?)",
+		"msgpass", "--variant", "release-aquire");
+	REFUSED("unknown placement 'same-nod' (did you mean same-node?)", "msgpass", "--placement",
+		"same-nod");
+	REFUSED("(did you mean json?)", "msgpass", "--format", "jsn");
+	/* Once each: a second value would silently win, a name twice run twice. */
+	REFUSED("--output is given twice", "msgpass", "--output", "a.json", "--output", "b.json");
+	REFUSED("--payload-words is given twice", "msgpass", "--payload-words", "8",
+		"--payload-words", "9");
+	REFUSED("--variant names mb of msgpass twice", "msgpass", "--variant", "mb,mb");
+	REFUSED("--variant is given twice", "msgpass", "--variant", "mb", "--variant", "plain");
+	REFUSED("scenario list names msgpass twice", "msgpass,msgpass");
+	tap_ok(!parse(err, "msgpass", "--output=-", "--placement", "same-node", "--placement",
+		      "cross-node", NULL) && cli.nr_placements == 2 && !strcmp(cli.output, "-"),
+	       "--placement may repeat; --NAME=VALUE is taken");
+	tap_ok(!parse(err, "msgpass", "--output", "--odd-name.json", NULL) &&
+		       !strcmp(cli.output, "--odd-name.json"),
+	       "an option's value may begin with --");
+	/* Named values, beside the numbers. */
+	tap_ok(!parse(err, "litmus", "--sync", "userfence", NULL) &&
+		       mmt_cli_option_value(&cli, &cli.scenarios[0]->options[0]) == 1,
+	       "litmus --sync userfence is 1");
+	tap_ok(!parse(err, "litmus", "--sync", "all", NULL) &&
+		       mmt_cli_option_value(&cli, &cli.scenarios[0]->options[0]) == 3,
+	       "litmus --sync all is 3");
+	tap_ok(!parse(err, "litmus", "--sync", "2", NULL) &&
+		       mmt_cli_option_value(&cli, &cli.scenarios[0]->options[0]) == 2,
+	       "litmus --sync 2 still taken");
+	REFUSED("--sync: 'tsk' is neither a number nor one of none, userfence, tsc, all", "litmus",
+		"--sync", "tsk");
+	{
+		struct mmt_closest c;
+
+		tap_is_int(mmt_edit_distance("kitten", "sitting"), 3, "edit distance kitten/sitting");
+		tap_is_int(mmt_edit_distance("ab", "ba"), 1, "a swap of neighbours is one edit");
+		tap_is_int(mmt_edit_distance("", "abc"), 3, "from nothing: every letter");
+		tap_is_int(mmt_edit_distance("jsn", "json"), 1, "one letter left out");
+		mmt_closest_init(&c, "same");
+		mmt_closest_offer(&c, "same-node");
+		mmt_closest_offer(&c, "sane");
+		tap_ok(mmt_closest_pick(&c) && !strcmp(mmt_closest_pick(&c), "same-node"),
+		       "an abbreviation ranks before a typo");
+		mmt_closest_init(&c, "spread");
+		mmt_closest_offer(&c, "cross-node");
+		tap_ok(!mmt_closest_pick(&c), "a far word is no typo: no pick");
+	}
+	{
+		unsigned unknown = 0;
+
+		/* Every row is an option the parser takes, as spelled. */
+		for (unsigned i = 0; i < mmt_cli_nr_rows; i++) {
+			const struct mmt_cli_row *r = &mmt_cli_rows[i];
+			char name[64];
+
+			snprintf(name, sizeof(name), "--%s", r->name);
+			parse(err, "msgpass", name, r->arg || r->values ? "x" : NULL, NULL);
+			if (strstr(err, "unknown option")) {
+				printf("# %s: %s\n", name, err);
+				unknown++;
+			}
+		}
+		tap_ok(!unknown && mmt_cli_nr_rows >= 20, "every one of the %u rows is an option the parser takes",
+		       mmt_cli_nr_rows);
+	}
 	{
 		static char longlist[1100];
 
