@@ -13,12 +13,14 @@
  *               (-1 or - where a run has no such number)
  *   --cases     one line per run for test-case reporters (lava/run-suite):
  *               scenario variant placement repeat status injected
- *               witnesses ops_per_sec ops_unit
- *               (injected 1 or 0; -1 where a run has no such number)
+ *               witnesses ops_per_sec ops_unit verdict lava
+ *               (injected 1 or 0; -1 where a run has no such number;
+ *               verdict and its LAVA result from results/verdicts.json)
  *   --get PATH  one value, PATH like runs.0.witnesses.count; strings bare,
  *               anything else as JSON
  */
 #include "results.h"
+#include "verdicts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,11 +75,13 @@ int main(int argc, char **argv)
 			const json_t *w = json_object_get(json_object_get(run, "witnesses"), "count");
 			const json_t *rate = json_object_get(run, "ops_per_sec");
 			char count[24] = "-1";
+			const char *verdict = mmt_run_verdict(run);
+			const char *lava = mmt_verdict_field("run", verdict, "lava");
 
 			if (json_is_integer(w))
 				snprintf(count, sizeof(count), "%lld", (long long)json_integer_value(w));
 			/* a count is an integer or, exact past 2^53, a decimal string */
-			printf("%s %s %s %lld %s %d %s %.6g %s\n",
+			printf("%s %s %s %lld %s %d %s %.6g %s %s %s\n",
 			       json_string_value(json_object_get(run, "scenario")),
 			       json_string_value(json_object_get(run, "variant")),
 			       json_string_value(json_object_get(run, "placement")),
@@ -86,7 +90,8 @@ int main(int argc, char **argv)
 			       json_is_true(json_object_get(run, "injected")),
 			       json_is_string(w) ? json_string_value(w) : count,
 			       json_is_number(rate) ? json_number_value(rate) : -1.0,
-			       json_string_value(json_object_get(run, "ops_unit")));
+			       json_string_value(json_object_get(run, "ops_unit")), verdict,
+			       lava ? lava : "fail");	/* a status the table lacks: never a pass */
 		}
 	} else if (argc == 3) {
 		json_array_foreach(json_object_get(doc, "runs"), i, run) {

@@ -90,15 +90,16 @@ ok $? "--assume-forbidden: the witness fails its case and the exit-code case (1)
 cat >"$scratch/cases" <<'EOF'
 #!/bin/sh
 cat <<'END'
-msgpass mb same-node 0 ok 0 0 100 messages
-msgpass broken-x same-node 0 ok 1 0 100 messages
-msgpass broken-y same-node 0 ok 1 7 100 messages
-msgpass mb same-node 1 witnessed 0 3 100 messages
-msgpass mb same-node 2 error 0 -1 -1 messages
-msgpass mb same-node 3 hung 0 -1 -1 messages
-msgpass mb same-node 4 interrupted 0 0 100 messages
-msgpass mb cross-node 0 skipped 0 -1 -1 messages
-msgpass mb same-node 5 inconclusive 0 0 100 messages
+msgpass mb same-node 0 ok 0 0 100 messages ok pass
+msgpass broken-x same-node 0 ok 1 0 100 messages missed fail
+msgpass broken-y same-node 0 ok 1 7 100 messages caught pass
+msgpass mb same-node 1 witnessed 0 3 100 messages witnessed fail
+msgpass mb same-node 2 error 0 -1 -1 messages error fail
+msgpass mb same-node 3 hung 0 -1 -1 messages hung fail
+msgpass mb same-node 4 interrupted 0 0 100 messages interrupted fail
+msgpass mb cross-node 0 skipped 0 -1 -1 messages skipped skip
+msgpass mb same-node 5 inconclusive 0 0 100 messages inconclusive skip
+msgpass mb same-node 6 newstatus 0 0 100 messages newstatus
 END
 EOF
 chmod +x "$scratch/cases"
@@ -111,8 +112,9 @@ has "case msgpass.mb.same-node.0 --result pass --measurement 100 --units message
 	has "case msgpass.mb.same-node.2 --result fail" && has "case msgpass.mb.same-node.3 --result fail" &&
 	has "case msgpass.mb.same-node.4 --result fail --measurement 100 --units messages/s" &&
 	has "case msgpass.mb.cross-node.0 --result skip" &&
-	has "case msgpass.mb.same-node.5 --result skip --measurement 100 --units messages/s" && [ "$rc" -eq 1 ]
-ok $? "ok pass; injected missed fail, caught pass; witnessed, error, hung, interrupted fail; skipped, inconclusive skip"
+	has "case msgpass.mb.same-node.5 --result skip --measurement 100 --units messages/s" &&
+	has "case msgpass.mb.same-node.6 --result fail --measurement 100 --units messages/s" && [ "$rc" -eq 1 ]
+ok $? "each case takes the result --cases gives it (the verdict table's); a line without one fails"
 
 # --- a line that hangs is stopped at the bound and fails ----------------------------
 printf '#!/bin/sh\nexec sleep 300\n' >"$scratch/hang"
