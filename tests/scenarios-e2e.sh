@@ -38,4 +38,24 @@ for sc in $(scenarios); do
 	done
 done
 
+# Stored baselines stay comparable only while records keep their keys and
+# types: every scenario's measured runs against the shape saved before the
+# record was rebuilt (tests/record-shape.py; a deliberate change regenerates
+# the fixture and says so in the schema's version).
+"$MMT_PYTHON3" "$MMT_SRCDIR/tests/record-shape.py" check "$MMT_SRCDIR/tests/fixtures/record-shape.txt" \
+	"$scratch"/*.json >"$scratch/shape" 2>&1
+ok $? "every scenario's records keep the saved keys and types$(head -c 600 "$scratch/shape" | tr '\n' ';')"
+# ... and the check can fail: a record with a key renamed is caught.
+"$MMT_PYTHON3" - "$scratch/msgpass.json" "$scratch/renamed.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["runs"]:
+    r["ops_per_second"] = r.pop("ops_per_sec")
+json.dump(d, open(sys.argv[2], "w"))
+PY
+! "$MMT_PYTHON3" "$MMT_SRCDIR/tests/record-shape.py" check "$MMT_SRCDIR/tests/fixtures/record-shape.txt" \
+	"$scratch/renamed.json" >"$scratch/shape" 2>&1 && grep -q "new key ops_per_second" "$scratch/shape" &&
+	grep -q "key ops_per_sec is gone" "$scratch/shape"
+ok $? "a renamed key is caught: $(tr '\n' ';' <"$scratch/shape")"
+
 done_testing
