@@ -26,6 +26,7 @@
 #include "placement.h"
 #include "probe.h"
 #include "progress.h"
+#include "record.h"
 #include "report.h"
 #include "results.h"
 #include "runner.h"
@@ -103,15 +104,6 @@ static void list_scenarios(const struct mmt_cli *cli)
 	}
 }
 
-static json_t *int_array(const int *v, int n)
-{
-	json_t *a = json_array();
-
-	for (int i = 0; i < n; i++)
-		json_array_append_new(a, json_integer(v[i]));
-	return a;
-}
-
 /* Node for the shared data: the user's, or the first worker's if it has
  * memory, else the nearest one that does. */
 static int choose_mem_node(const struct mmt_topology *t, const struct mmt_cli *cli, int cpu0,
@@ -154,41 +146,8 @@ static bool is_forbidden(const struct mmt_variant *v)
 	return assume_forbidden || (v->forbidden_on & mmt_this_arch()) != 0;
 }
 
-static json_t *options_json(const struct mmt_scenario *sc, const uint64_t *opt)
-{
-	json_t *o = json_object();
-
-	for (unsigned k = 0; k < sc->nr_options; k++)
-		json_object_set_new(o, sc->options[k].name, json_integer((json_int_t)opt[k]));
-	return o;
-}
-
 static struct mmt_event_set events;
 static bool events_on;
-
-static json_t *base_record(const struct mmt_scenario *sc, const struct mmt_variant *v,
-			   const struct mmt_placement *pl, unsigned rep, unsigned threads,
-			   uint64_t seed, const uint64_t *opt)
-{
-	char seed_text[24];
-	json_t *rec;
-
-	snprintf(seed_text, sizeof(seed_text), "%llu", (unsigned long long)seed);
-	rec = json_pack("{s:s,s:s,s:s,s:i,s:s,s:n,s:n,s:b,s:b,s:i,s:n,s:n,s:s,s:o,s:n,s:s,"
-			 "s:n,s:n,s:n,s:n,s:n,s:n,s:[]}",
-			 "scenario", sc->name, "variant", v->name, "placement", pl->name,
-			 "repeat", rep, "status", "skipped", "reason", "verdict",
-			 "forbidden", is_forbidden(v),
-			 "injected", v->injected, "threads", threads, "cpus", "mem_node",
-			 "seed", seed_text, "options", options_json(sc, opt),
-			 "iterations", "ops_unit", sc->ops_unit, "elapsed_ns", "ops_per_sec",
-			 "ns_per_op", "witnesses", "probe", "metrics", "workers");
-
-	json_object_set_new(rec, "counters", json_null());
-	json_object_set_new(rec, "detection", json_null());
-	json_object_set_new(rec, "placement_track", json_null());
-	return rec;
-}
 
 static const char *verdict(const struct mmt_variant *v, uint64_t witnesses, bool forbidden)
 {
@@ -201,19 +160,10 @@ static const char *verdict(const struct mmt_variant *v, uint64_t witnesses, bool
 	return witnesses ? "allowed, seen" : "allowed, not seen";
 }
 
-static void fill_measured(json_t *rec, struct mmt_run *run, const struct mmt_run_outcome *out,
-			  const int *cpus, json_t *probe_before, json_t *probe_after)
+static json_t *workers_json(const struct mmt_run *run)
 {
-	const struct mmt_scenario *sc = run->sc;
-	json_t *hist = json_object(), *workers = json_object_get(rec, "workers");
-	uint64_t witnesses = 0;
-	double secs = (double)out->elapsed_ns / 1e9;
+	json_t *workers = json_array();
 
-	for (unsigned o = 0; o < sc->nr_outcomes; o++) {
-		json_object_set_new(hist, sc->outcomes[o], json_integer((json_int_t)run->outcomes[o]));
-		if (o)
-			witnesses += run->outcomes[o];
-	}
 	for (unsigned i = 0; i < run->nr_workers; i++) {
 		const struct mmt_worker *w = &run->workers[i];
 
@@ -222,33 +172,77 @@ static void fill_measured(json_t *rec, struct mmt_run *run, const struct mmt_run
 							 "cpu", w->cpu, "cpu_seen", w->cpu_seen_start,
 							 w->cpu_seen_end, "ops", (json_int_t)w->ops));
 	}
-	json_object_set_new(rec, "cpus", int_array(cpus, (int)run->nr_workers));
-	json_object_set_new(rec, "mem_node", json_integer(out->actual_mem_node >= 0 ? out->actual_mem_node : run->mem_node));
-	json_object_set_new(rec, "iterations", json_integer((json_int_t)run->ops));
-	json_object_set_new(rec, "elapsed_ns", json_integer((json_int_t)out->elapsed_ns));
-	json_object_set_new(rec, "ops_per_sec", json_real(secs > 0 ? (double)run->ops / secs : 0));
-	json_object_set_new(rec, "ns_per_op",
-			    run->ops ? json_real((double)out->elapsed_ns / (double)run->ops) : json_null());
-	json_object_set_new(rec, "witnesses", json_pack("{s:I,s:o}", "count", (json_int_t)witnesses,
-							"histogram", hist));
-	{
-		/* The host may move vCPUs mid-run: say so next to the numbers. */
-		double drift = mmt_probe_drift(probe_before, probe_after);
+	return workers;
+}
 
-		json_object_set_new(rec, "probe", json_pack("{s:o,s:o,s:o,s:b}", "before", probe_before,
-							    "after", probe_after, "drift",
-							    isnan(drift) ? json_null() : json_real(drift),
-							    "stable", !isnan(drift) && drift <= MMT_PROBE_STABLE_RATIO));
+/* The host may move vCPUs mid-run: say so next to the numbers. */
+static json_t *probe_json(json_t *before, json_t *after)
+{
+	double drift = mmt_probe_drift(before, after);
+
+	return json_pack("{s:o,s:o,s:o,s:b}", "before", before, "after", after, "drift",
+			 isnan(drift) ? json_null() : json_real(drift),
+			 "stable", !isnan(drift) && drift <= MMT_PROBE_STABLE_RATIO);
+}
+
+static void fill_measured(struct mmt_record *rec, struct mmt_run *run, const struct mmt_run_outcome *out,
+			  json_t *probe_before, json_t *probe_after)
+{
+	const struct mmt_scenario *sc = run->sc;
+
+	rec->histogram = json_object();
+	for (unsigned o = 0; o < sc->nr_outcomes; o++) {
+		json_object_set_new(rec->histogram, sc->outcomes[o], json_integer((json_int_t)run->outcomes[o]));
+		if (o)
+			rec->witnesses += run->outcomes[o];
 	}
-	json_object_set_new(rec, "metrics", json_incref(run->metrics));
-	mmt_run_record(run, rec);
+	rec->measured = true;
+	rec->mem_node = out->actual_mem_node >= 0 ? out->actual_mem_node : run->mem_node;
+	rec->iterations = run->ops;
+	rec->elapsed_ns = out->elapsed_ns;
+	rec->workers = workers_json(run);
+	rec->probe = probe_json(probe_before, probe_after);
+	rec->metrics = json_incref(run->metrics);
+	rec->detection = run->detection ? json_incref(run->detection) : NULL;
+	rec->placement_track = run->placement_track ? json_incref(run->placement_track) : NULL;
 	if (run->events)
-		json_object_set_new(rec, "counters",
-				    mmt_counters_json(run->events, run->counters, run->nr_workers,
-						      run->cpu_counters, run->cpu_ids, run->nr_cpu_counters,
-						      run->ops));
-	json_object_set_new(rec, "verdict", json_string(verdict(run->variant, witnesses,
-							       is_forbidden(run->variant))));
+		rec->counters = mmt_counters_json(run->events, run->counters, run->nr_workers, run->cpu_counters,
+						  run->cpu_ids, run->nr_cpu_counters, run->ops);
+	snprintf(rec->verdict, sizeof(rec->verdict), "%s", verdict(run->variant, rec->witnesses, rec->forbidden));
+}
+
+/* What a finished run's record says: its status, from what was measured. */
+static void judge(struct mmt_record *rec, const struct mmt_run *run, const struct mmt_run_outcome *out)
+{
+	rec->status = MMT_STATUS_OK;
+	if (rec->forbidden && rec->witnesses) {
+		rec->status = MMT_STATUS_WITNESSED;
+	} else if (out->end == MMT_END_INTERRUPTED) {
+		rec->status = MMT_STATUS_INTERRUPTED;
+	} else if (run->inconclusive) {
+		rec->status = MMT_STATUS_INCONCLUSIVE;
+		snprintf(rec->verdict, sizeof(rec->verdict), "INCONCLUSIVE: %s", run->inconclusive_reason);
+		mmt_record_set_reason(rec, run->inconclusive_reason);
+	}
+	if (out->end == MMT_END_INTERRUPTED)
+		mmt_record_set_reason(rec, strsignal(out->signo));
+}
+
+/* The invocation's totals, from each record's status: the exit code's input. */
+static void count(struct totals *tot, const struct mmt_record *rec, int signo)
+{
+	switch (rec->status) {
+	case MMT_STATUS_OK: tot->ok++; break;
+	case MMT_STATUS_WITNESSED: tot->forbidden++; break;
+	case MMT_STATUS_SKIPPED: tot->skipped++; break;
+	case MMT_STATUS_ERROR: tot->errors++; break;
+	case MMT_STATUS_HUNG: tot->errors++; tot->hung = true; break;
+	case MMT_STATUS_INCONCLUSIVE: tot->inconclusive++; break;
+	case MMT_STATUS_INTERRUPTED: tot->interrupted_sig = signo; break;
+	case MMT_NR_STATUS: break;
+	}
+	if (rec->measured && rec->status != MMT_STATUS_HUNG && rec->injected && !rec->witnesses)
+		tot->injected_missed++;
 }
 
 static int pending_signal(const sigset_t *sigs)
@@ -286,12 +280,12 @@ static int plan_threads(const struct mmt_topology *topo, const struct mmt_scenar
 	return 1;
 }
 
-/* One run: plan, probe, execute, probe, record.  Returns the record, or
- * NULL when a signal came before the run started. */
-static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
-		      const struct mmt_scenario *sc, const struct mmt_variant *v,
-		      const struct mmt_placement *pl, unsigned rep, uint64_t seed,
-		      const sigset_t *sigs, struct totals *tot)
+/* One run: plan, probe, execute, probe, record into rec.  Returns false
+ * when a signal came before the run started (rec then holds nothing). */
+static bool do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
+		   const struct mmt_scenario *sc, const struct mmt_variant *v,
+		   const struct mmt_placement *pl, unsigned rep, uint64_t seed,
+		   const sigset_t *sigs, struct totals *tot, struct mmt_record *rec)
 {
 	static int cpus[MMT_MAX_CPUS];
 	uint64_t opt[MMT_MAX_OPTIONS];
@@ -301,20 +295,20 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 	struct mmt_run run = { 0 };
 	struct mmt_run_outcome out;
 	struct mmt_probe_status pst;
-	json_t *rec, *before, *after;
+	json_t *before, *after;
 	int mem_node;
 
 	for (unsigned k = 0; k < sc->nr_options; k++)
 		opt[k] = mmt_cli_option_value(cli, &sc->options[k]);
-	rec = base_record(sc, v, pl, rep, threads, seed, opt);
+	mmt_record_init(rec, sc, v, pl->name, rep, threads, seed, opt, is_forbidden(v));
 	tot->runs++;
 	if (plan_threads(topo, sc, pl, !v->threads && !cli->threads, &threads, cpus, reason, sizeof(reason)) ||
 	    (mem_node = choose_mem_node(topo, cli, cpus[0], reason, sizeof(reason))) < 0) {
-		json_object_set_new(rec, "reason", json_string(reason));
-		tot->skipped++;
-		return rec;
+		mmt_record_set_reason(rec, reason);
+		count(tot, rec, 0);
+		return true;
 	}
-	json_object_set_new(rec, "threads", json_integer(threads));	/* what the plan fitted */
+	rec->threads = threads;	/* what the plan fitted */
 	run.sc = sc;
 	run.variant = v;
 	run.opt = opt;
@@ -329,69 +323,40 @@ static json_t *do_run(const struct mmt_cli *cli, const struct mmt_topology *topo
 	if (pst.end == MMT_PROBE_INTERRUPTED) {
 		/* Nothing ran: no record, as for the runs after the signal. */
 		json_decref(before);
-		json_decref(rec);
+		mmt_record_release(rec);
 		tot->runs--;
 		tot->interrupted_sig = pending_signal(sigs);
-		return NULL;
+		return false;
 	}
+	mmt_record_set_cpus(rec, cpus, threads);
 	if (pst.end == MMT_PROBE_HUNG) {
-		json_object_set_new(rec, "status", json_string("hung"));
-		json_object_set_new(rec, "reason", json_string(pst.where));
-		json_object_set_new(rec, "cpus", int_array(cpus, (int)threads));
+		rec->status = MMT_STATUS_HUNG;
+		mmt_record_set_reason(rec, pst.where);
 		json_decref(before);
-		tot->errors++;
-		tot->hung = true;
-		return rec;
+		count(tot, rec, 0);
+		return true;
 	}
 	mmt_run_execute(&run, cpus, run_duration(cli, sc), sigs, &out);
 	if (out.end == MMT_END_ERROR || out.end == MMT_END_HUNG) {
-		json_object_set_new(rec, "status", json_string(out.end == MMT_END_HUNG ? "hung" : "error"));
-		json_object_set_new(rec, "reason", json_string(out.error));
-		json_object_set_new(rec, "cpus", int_array(cpus, (int)threads));
+		rec->status = out.end == MMT_END_HUNG ? MMT_STATUS_HUNG : MMT_STATUS_ERROR;
+		mmt_record_set_reason(rec, out.error);
 		json_decref(before);
-		tot->errors++;
-		tot->hung |= out.end == MMT_END_HUNG;
-		return rec;
+		count(tot, rec, 0);
+		/* Not released: a hung run's workers may still use it. */
+		return true;
 	}
 	after = mmt_probe_cpus(cpus, (int)threads, sigs, &pst);
-	fill_measured(rec, &run, &out, cpus, before, after);
+	fill_measured(rec, &run, &out, before, after);
 	if (pst.end == MMT_PROBE_HUNG) {
 		/* The run's numbers stand; the machine stopped answering after. */
-		json_object_set_new(rec, "status", json_string("hung"));
-		json_object_set_new(rec, "reason", json_string(pst.where));
-		tot->errors++;
-		tot->hung = true;
+		rec->status = MMT_STATUS_HUNG;
+		mmt_record_set_reason(rec, pst.where);
 	} else {
-		bool forbidden = is_forbidden(v);
-		json_int_t w = json_integer_value(json_object_get(json_object_get(rec, "witnesses"), "count"));
-		const char *status = "ok";
-
-		if (forbidden && w) {
-			status = "witnessed";
-			tot->forbidden++;
-		} else if (out.end == MMT_END_INTERRUPTED) {
-			status = "interrupted";
-		} else if (run.inconclusive) {
-			char why[300];
-
-			status = "inconclusive";
-			tot->inconclusive++;
-			snprintf(why, sizeof(why), "INCONCLUSIVE: %s", run.inconclusive_reason);
-			json_object_set_new(rec, "verdict", json_string(why));
-			json_object_set_new(rec, "reason", json_string(run.inconclusive_reason));
-		} else {
-			tot->ok++;
-		}
-		if (v->injected && !w)
-			tot->injected_missed++;
-		if (out.end == MMT_END_INTERRUPTED) {
-			tot->interrupted_sig = out.signo;
-			json_object_set_new(rec, "reason", json_string(strsignal(out.signo)));
-		}
-		json_object_set_new(rec, "status", json_string(status));
+		judge(rec, &run, &out);
 	}
+	count(tot, rec, out.end == MMT_END_INTERRUPTED ? out.signo : 0);
 	mmt_run_release(&run);
-	return rec;
+	return true;
 }
 
 /* --restore: what a killed run left changed, put back on demand. */
@@ -428,13 +393,14 @@ static int restore_command(void)
 #define TABLE_ROWS 1000
 #define TABLE_ROWS_NOT_OK 2000
 
-static void keep_for_table(json_t *rows, const json_t *rec, bool counters, unsigned *omitted)
+static void keep_for_table(json_t *rows, const json_t *rec, enum mmt_status status, bool counters,
+			   unsigned *omitted)
 {
-	const char *status = json_string_value(json_object_get(rec, "status"));
 	size_t n = json_array_size(rows);
 	json_t *slim, *probe;
 
-	if (n >= TABLE_ROWS && (n >= TABLE_ROWS_NOT_OK || !strcmp(status, "ok") || !strcmp(status, "skipped"))) {
+	if (n >= TABLE_ROWS &&
+	    (n >= TABLE_ROWS_NOT_OK || status == MMT_STATUS_OK || status == MMT_STATUS_SKIPPED)) {
 		(*omitted)++;
 		return;
 	}
@@ -638,7 +604,8 @@ int main(int argc, char **argv)
 			for (unsigned r = 0; r < cli.repeat && !tot.interrupted_sig && !tot.hung; r++)
 				for (unsigned k = 0; k < cli.nr_variants[s] && !tot.hung; k++) {
 					int sig = pending_signal(&sigs);
-					json_t *rec;
+					struct mmt_record rec;
+					json_t *json;
 
 					if (sig) {
 						tot.interrupted_sig = sig;
@@ -652,20 +619,20 @@ int main(int argc, char **argv)
 							 placements[p].name, r);
 						mmt_progress_run(&progress, run_index, label);
 					}
-					rec = do_run(&cli, &topo, sc, &sc->variants[cli.variants[s][k]],
-						     &placements[p], r, mmt_mix64(seed + run_index++),
-						     &sigs, &tot);
-					if (!rec)
+					if (!do_run(&cli, &topo, sc, &sc->variants[cli.variants[s][k]], &placements[p], r,
+						    mmt_mix64(seed + run_index++), &sigs, &tot, &rec))
 						break; /* a signal before it started */
-					if (mmt_results_add_run(&out, rec, err, sizeof(err))) {
+					json = mmt_record_json(&rec);
+					mmt_record_release(&rec);
+					if (mmt_results_add_run(&out, json, err, sizeof(err))) {
 						mmt_progress_end(&progress);
 						fprintf(stderr, "mmtorture: internal error, a run fails the schema: %s\n", err);
 						mmt_results_abandon(&out);
 						return MMT_EXIT_HARNESS;
 					}
 					if (to_stdout || cli.format != MMT_FORMAT_JSON)
-						keep_for_table(table_runs, rec, events_on && cli.events, &omitted);
-					json_decref(rec);
+						keep_for_table(table_runs, json, rec.status, events_on && cli.events, &omitted);
+					json_decref(json);
 					if (tot.interrupted_sig)
 						break;
 				}

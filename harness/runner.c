@@ -422,12 +422,6 @@ free_mem:
 	free(threads);
 }
 
-void mmt_run_record(const struct mmt_run *run, json_t *rec)
-{
-	json_object_set(rec, "detection", run->detection ? run->detection : json_null());
-	json_object_set(rec, "placement_track", run->placement_track ? run->placement_track : json_null());
-}
-
 void mmt_run_release(struct mmt_run *run)
 {
 	json_decref(run->metrics);

@@ -34,10 +34,6 @@ struct mmt_run_outcome {
 void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		     const sigset_t *stop_signals, struct mmt_run_outcome *out);
 
-/* Sets the record's "detection" and "placement_track" (null when not
- * measured) from a run that went through verify(). */
-void mmt_run_record(const struct mmt_run *run, json_t *rec);
-
 /* Frees what verify() left in run (metrics, workers). */
 void mmt_run_release(struct mmt_run *run);
 
