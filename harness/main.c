@@ -280,6 +280,36 @@ static int plan_threads(const struct mmt_topology *topo, const struct mmt_scenar
 	return 1;
 }
 
+/* The run itself and the probe after it, into rec (probe_before is its). */
+static void execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns, const sigset_t *sigs,
+		    json_t *probe_before, struct totals *tot, struct mmt_record *rec)
+{
+	struct mmt_run_outcome out;
+	struct mmt_probe_status pst;
+	json_t *after;
+
+	mmt_run_execute(run, cpus, duration_ns, sigs, &out);
+	if (out.end == MMT_END_ERROR || out.end == MMT_END_HUNG) {
+		rec->status = out.end == MMT_END_HUNG ? MMT_STATUS_HUNG : MMT_STATUS_ERROR;
+		mmt_record_set_reason(rec, out.error);
+		json_decref(probe_before);
+		count(tot, rec, 0);
+		/* Not released: a hung run's workers may still use it. */
+		return;
+	}
+	after = mmt_probe_cpus(cpus, (int)run->nr_workers, sigs, &pst);
+	fill_measured(rec, run, &out, probe_before, after);
+	if (pst.end == MMT_PROBE_HUNG) {
+		/* The run's numbers stand; the machine stopped answering after. */
+		rec->status = MMT_STATUS_HUNG;
+		mmt_record_set_reason(rec, pst.where);
+	} else {
+		judge(rec, run, &out);
+	}
+	count(tot, rec, out.end == MMT_END_INTERRUPTED ? out.signo : 0);
+	mmt_run_release(run);
+}
+
 /* One run: plan, probe, execute, probe, record into rec.  Returns false
  * when a signal came before the run started (rec then holds nothing). */
 static bool do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
@@ -293,9 +323,8 @@ static bool do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
 			 : pl->kind == MMT_PLACE_CPUS ? (unsigned)pl->nr_cpus : sc->default_threads;
 	char reason[256];
 	struct mmt_run run = { 0 };
-	struct mmt_run_outcome out;
 	struct mmt_probe_status pst;
-	json_t *before, *after;
+	json_t *before;
 	int mem_node;
 
 	for (unsigned k = 0; k < sc->nr_options; k++)
@@ -336,26 +365,7 @@ static bool do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
 		count(tot, rec, 0);
 		return true;
 	}
-	mmt_run_execute(&run, cpus, run_duration(cli, sc), sigs, &out);
-	if (out.end == MMT_END_ERROR || out.end == MMT_END_HUNG) {
-		rec->status = out.end == MMT_END_HUNG ? MMT_STATUS_HUNG : MMT_STATUS_ERROR;
-		mmt_record_set_reason(rec, out.error);
-		json_decref(before);
-		count(tot, rec, 0);
-		/* Not released: a hung run's workers may still use it. */
-		return true;
-	}
-	after = mmt_probe_cpus(cpus, (int)threads, sigs, &pst);
-	fill_measured(rec, &run, &out, before, after);
-	if (pst.end == MMT_PROBE_HUNG) {
-		/* The run's numbers stand; the machine stopped answering after. */
-		rec->status = MMT_STATUS_HUNG;
-		mmt_record_set_reason(rec, pst.where);
-	} else {
-		judge(rec, &run, &out);
-	}
-	count(tot, rec, out.end == MMT_END_INTERRUPTED ? out.signo : 0);
-	mmt_run_release(&run);
+	execute(&run, cpus, run_duration(cli, sc), sigs, before, tot, rec);
 	return true;
 }
 
@@ -454,228 +464,293 @@ static int exit_code(const struct totals *t)
 	return 0;
 }
 
-int main(int argc, char **argv)
-{
-	static struct mmt_cli cli;
-	static struct mmt_topology topo;
-	char err[512], path[4096];
-	const char *results_dir = getenv("MMT_RESULTS_DIR");
-	struct totals tot = { 0 };
-	struct mmt_results_writer out = { .f = NULL };
+/* One invocation: what main's phases share. */
+struct invocation {
+	struct mmt_cli cli;
+	struct mmt_topology topo;
 	sigset_t sigs;
-	json_t *doc, *table_runs;
+	struct totals tot;
+	struct mmt_results_writer out;
+	json_t *doc, *table_runs;	/* the results' document; the table's slim rows */
 	uint64_t seed;
-	unsigned run_index = 0, omitted = 0, nr_runs = 0;
+	unsigned run_index, omitted;
 	struct mmt_progress progress;
-	int code;
-	bool to_stdout, written;
+	bool to_stdout;
+	char path[4096];
+};
 
-	/* Blocked before any thread exists, so every thread inherits the
-	 * mask and only the supervisor ever takes these signals. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	sigaddset(&sigs, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+static int fail(int code, const char *err)
+{
+	fprintf(stderr, "mmtorture: %s\n", err);
+	return code;
+}
 
-	if (mmt_cli_parse(argc, argv, &cli, err, sizeof(err))) {
-		fprintf(stderr, "mmtorture: %s\n", err);
-		return MMT_EXIT_USAGE;
-	}
-	assume_forbidden = cli.assume_forbidden;
-	if (cli.help) {
+/* --help, --restore, --version, --list, --events list: answered without a
+ * run.  -1 when the command line asks for runs. */
+static int answer_without_running(const struct mmt_cli *cli)
+{
+	if (cli->help) {
 		mmt_cli_usage(stdout);
-		return 0;
+		return MMT_EXIT_OK;
 	}
-	if (cli.restore)
+	if (cli->restore)
 		return restore_command();
-	if (cli.version) {
+	if (cli->version) {
 		printf("mmtorture %s\n", mmt_version_string());
-		return 0;
+		return MMT_EXIT_OK;
 	}
-	if (cli.list) {
-		list_scenarios(&cli);
-		return 0;
+	if (cli->list) {
+		list_scenarios(cli);
+		return MMT_EXIT_OK;
 	}
-	if (cli.events && !strcmp(cli.events, "list")) {
+	if (cli->events && !strcmp(cli->events, "list")) {
 		mmt_events_list(stdout);
-		return 0;
+		return MMT_EXIT_OK;
 	}
-	/* Before any thread: tracepoints may need a private mount namespace. */
-	if (!cli.events) {
-		static char list[1024];
+	return -1;
+}
 
-		snprintf(list, sizeof(list), "%s", MMT_DEFAULT_EVENTS);
-		for (unsigned s = 0; s < cli.nr_scenarios; s++)
-			if (cli.scenarios[s]->extra_events &&
-			    strlen(list) + strlen(cli.scenarios[s]->extra_events) + 2 < sizeof(list)) {
-				strcat(list, ",");
-				strcat(list, cli.scenarios[s]->extra_events);
-			}
-		if (mmt_events_parse(list, &events, err, sizeof(err))) {
-			fprintf(stderr, "mmtorture: %s\n", err);
-			return MMT_EXIT_USAGE;
-		}
-	} else if (mmt_events_parse(cli.events, &events, err, sizeof(err))) {
-		fprintf(stderr, "mmtorture: %s\n", err);
-		return MMT_EXIT_USAGE;
+/* The counters: the user's list, or the default set plus each scenario's
+ * own.  Before any thread: tracepoints may need a private mount namespace. */
+static int choose_events(const struct mmt_cli *cli, char *err, size_t len)
+{
+	char list[1024];
+	size_t used = (size_t)snprintf(list, sizeof(list), "%s", MMT_DEFAULT_EVENTS);
+
+	if (cli->events)
+		return mmt_events_parse(cli->events, &events, err, len) ? MMT_EXIT_USAGE : 0;
+	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
+		const char *extra = cli->scenarios[s]->extra_events;
+
+		if (extra)
+			used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0, ",%s", extra);
 	}
+	if (used >= sizeof(list)) {
+		snprintf(err, len, "internal limit: the default events of the selected scenarios pass %zu characters",
+			 sizeof(list) - 1);
+		return MMT_EXIT_HARNESS;
+	}
+	return mmt_events_parse(list, &events, err, len) ? MMT_EXIT_USAGE : 0;
+}
+
+/* Everything that can be wrong with the input, found before anything runs;
+ * the results' target checked and its temp file created. */
+static int check_input(struct invocation *inv, char *err, size_t len)
+{
+	const struct mmt_cli *cli = &inv->cli;
+	const char *results_dir = getenv("MMT_RESULTS_DIR");
+	int code = choose_events(cli, err, len);
+
+	if (code)
+		return code;
 	events_on = events.nr > 0;
-	for (unsigned s = 0; s < cli.nr_scenarios; s++) {
+	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
 		struct mmt_placement own;
-		const char *dp = cli.scenarios[s]->default_placement;
+		const char *dp = cli->scenarios[s]->default_placement;
+		char why[256];
 
-		if (dp && mmt_placement_parse(dp, &own, err, sizeof(err))) {
-			fprintf(stderr, "mmtorture: internal error, %s's default placement: %s\n",
-				cli.scenarios[s]->name, err);
+		if (dp && mmt_placement_parse(dp, &own, why, sizeof(why))) {
+			snprintf(err, len, "internal error, %s's default placement: %s", cli->scenarios[s]->name, why);
 			return MMT_EXIT_HARNESS;
 		}
 	}
-	if (cli.mutants && mmt_mutant_check(cli.mutants, err, sizeof(err))) {
-		fprintf(stderr, "mmtorture: %s\n", err);
+	if (cli->mutants && mmt_mutant_check(cli->mutants, err, len))
 		return MMT_EXIT_USAGE;
-	}
-	/* The target is checked, and its temp file created, before anything
-	 * runs: a bad --output costs nothing but one line. */
-	to_stdout = cli.output && !strcmp(cli.output, "-");
-	if (!to_stdout) {
-		if (cli.output)
-			snprintf(path, sizeof(path), "%s", cli.output);
-		else if (mmt_results_default_path(results_dir ? results_dir : "results",
-						  cli.smoke ? "smoke" : cli.scenarios[0]->name, path,
-						  sizeof(path), err, sizeof(err))) {
-			fprintf(stderr, "mmtorture: %s\n", err);
-			return MMT_EXIT_USAGE;
-		}
-		if (mmt_results_open(&out, path, err, sizeof(err))) {
-			fprintf(stderr, "mmtorture: %s\n", err);
-			return MMT_EXIT_USAGE;
-		}
-	}
-	if (mmt_topology_load(&topo, "/sys", err, sizeof(err))) {
-		fprintf(stderr, "mmtorture: %s\n", err);
-		mmt_results_abandon(&out);
-		return MMT_EXIT_HARNESS;
-	}
-	mmt_topology_apply_affinity(&topo);
+	inv->to_stdout = cli->output && !strcmp(cli->output, "-");
+	if (inv->to_stdout)
+		return 0;
+	if (cli->output)
+		snprintf(inv->path, sizeof(inv->path), "%s", cli->output);
+	else if (mmt_results_default_path(results_dir ? results_dir : "results",
+					  cli->smoke ? "smoke" : cli->scenarios[0]->name, inv->path,
+					  sizeof(inv->path), err, len))
+		return MMT_EXIT_USAGE;
+	return mmt_results_open(&inv->out, inv->path, err, len) ? MMT_EXIT_USAGE : 0;
+}
 
+/* The machine, its state made safe, the seed, the mutant switches, the
+ * document's metadata. */
+static int prepare(struct invocation *inv, int argc, char **argv, char *err, size_t len)
+{
+	const struct mmt_cli *cli = &inv->cli;
+
+	if (mmt_topology_load(&inv->topo, "/sys", err, len))
+		return MMT_EXIT_HARNESS;
+	mmt_topology_apply_affinity(&inv->topo);
 	/* Before the metadata reads the settings: a run killed with its
 	 * sysctls changed must not have them recorded as the machine's. */
 	mmt_sysctl_guard_signals();
-	if (mmt_sysctl_repair(stderr, err, sizeof(err)) == MMT_REPAIR_FAILED)
+	if (mmt_sysctl_repair(stderr, err, len) == MMT_REPAIR_FAILED)
 		fprintf(stderr, "mmtorture: warning: %s\n", err);
-
-	if (cli.seed_set) {
-		seed = cli.seed;
-	} else if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != sizeof(seed)) {
+	if (cli->seed_set) {
+		inv->seed = cli->seed;
+	} else if (getrandom(&inv->seed, sizeof(inv->seed), GRND_NONBLOCK) != sizeof(inv->seed)) {
 		/* early boot (a fresh VM): do not block for entropy */
-		seed = mmt_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
+		inv->seed = mmt_mix64((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32));
 	}
-
 	/* Set for the whole invocation; restored with the sysctls at exit. */
-	if (cli.mutants && mmt_mutant_apply(cli.mutants, err, sizeof(err))) {
-		fprintf(stderr, "mmtorture: %s\n", err);
+	if (cli->mutants && mmt_mutant_apply(cli->mutants, err, len)) {
 		mmt_sysctl_restore_all();
-		mmt_results_abandon(&out);
 		return MMT_EXIT_HARNESS;
 	}
-	doc = json_pack("{s:i,s:o,s:b}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
-			mmt_metadata_collect(argc, argv, seed, &topo), "interrupted", 0);
-	table_runs = json_array();
-	if (to_stdout)
-		mmt_results_open(&out, NULL, err, sizeof(err));
+	inv->doc = json_pack("{s:i,s:o,s:b}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
+			     mmt_metadata_collect(argc, argv, inv->seed, &inv->topo), "interrupted", 0);
+	inv->table_runs = json_array();
+	if (inv->to_stdout)
+		mmt_results_open(&inv->out, NULL, err, len);
+	return 0;
+}
 
-	for (unsigned s = 0; s < cli.nr_scenarios; s++)
-		nr_runs += cli.nr_placements * cli.repeat * cli.nr_variants[s];
-	mmt_progress_start(&progress, cli.progress, STDERR_FILENO, nr_runs, cli.duration_ns);
+/* Run k of the loop: its record into the results and the table.  Returns
+ * 1 to stop the loop (a signal), 0 to go on, or an exit code. */
+static int run_one(struct invocation *inv, const struct mmt_scenario *sc, unsigned variant,
+		   const struct mmt_placement *pl, unsigned rep)
+{
+	const struct mmt_cli *cli = &inv->cli;
+	const struct mmt_variant *v = &sc->variants[variant];
+	int sig = pending_signal(&inv->sigs);
+	struct mmt_record rec;
+	char err[512];
+	json_t *json;
 
-	/* Repeats outside variants: the host moves vCPUs every few seconds,
-	 * so interleaving keeps one variant from getting all the bad luck. */
-	for (unsigned s = 0; s < cli.nr_scenarios && !tot.interrupted_sig && !tot.hung; s++) {
-		const struct mmt_scenario *sc = cli.scenarios[s];
-		const struct mmt_placement *placements = cli.placements;
+	if (sig) {
+		inv->tot.interrupted_sig = sig;
+		return 1;
+	}
+	if (inv->progress.on) {
+		char label[256];
+
+		snprintf(label, sizeof(label), "%s %s %s rep %u", sc->name, v->name, pl->name, rep);
+		mmt_progress_run(&inv->progress, inv->run_index, label);
+	}
+	if (!do_run(cli, &inv->topo, sc, v, pl, rep, mmt_mix64(inv->seed + inv->run_index++), &inv->sigs,
+		    &inv->tot, &rec))
+		return 1; /* a signal before it started */
+	json = mmt_record_json(&rec);
+	mmt_record_release(&rec);
+	if (mmt_results_add_run(&inv->out, json, err, sizeof(err))) {
+		mmt_progress_end(&inv->progress);
+		fprintf(stderr, "mmtorture: internal error, a run fails the schema: %s\n", err);
+		mmt_results_abandon(&inv->out);
+		json_decref(json);
+		return MMT_EXIT_HARNESS;
+	}
+	if (inv->to_stdout || cli->format != MMT_FORMAT_JSON)
+		keep_for_table(inv->table_runs, json, rec.status, events_on && cli->events, &inv->omitted);
+	json_decref(json);
+	return inv->tot.interrupted_sig ? 1 : 0;
+}
+
+/* Repeats outside variants: the host moves vCPUs every few seconds, so
+ * interleaving keeps one variant from getting all the bad luck.  0, or an
+ * exit code that ends the invocation there. */
+static int run_all(struct invocation *inv)
+{
+	const struct mmt_cli *cli = &inv->cli;
+	unsigned nr_runs = 0;
+	int rc = 0;
+
+	for (unsigned s = 0; s < cli->nr_scenarios; s++)
+		nr_runs += cli->nr_placements * cli->repeat * cli->nr_variants[s];
+	mmt_progress_start(&inv->progress, cli->progress, STDERR_FILENO, nr_runs, cli->duration_ns);
+	for (unsigned s = 0; s < cli->nr_scenarios && !rc && !inv->tot.hung; s++) {
+		const struct mmt_scenario *sc = cli->scenarios[s];
+		const struct mmt_placement *placements = cli->placements;
 		struct mmt_placement own;
+		char why[256];
 
-		/* Checked before anything was opened (see above). */
-		if (cli.placement_defaulted && sc->default_placement &&
-		    !mmt_placement_parse(sc->default_placement, &own, err, sizeof(err)))
+		/* Checked before anything was opened (check_input). */
+		if (cli->placement_defaulted && sc->default_placement &&
+		    !mmt_placement_parse(sc->default_placement, &own, why, sizeof(why)))
 			placements = &own;
-		for (unsigned p = 0; p < cli.nr_placements && !tot.interrupted_sig && !tot.hung; p++)
-			for (unsigned r = 0; r < cli.repeat && !tot.interrupted_sig && !tot.hung; r++)
-				for (unsigned k = 0; k < cli.nr_variants[s] && !tot.hung; k++) {
-					int sig = pending_signal(&sigs);
-					struct mmt_record rec;
-					json_t *json;
-
-					if (sig) {
-						tot.interrupted_sig = sig;
-						break;
-					}
-					if (progress.on) {
-						char label[256];
-
-						snprintf(label, sizeof(label), "%s %s %s rep %u", sc->name,
-							 sc->variants[cli.variants[s][k]].name,
-							 placements[p].name, r);
-						mmt_progress_run(&progress, run_index, label);
-					}
-					if (!do_run(&cli, &topo, sc, &sc->variants[cli.variants[s][k]], &placements[p], r,
-						    mmt_mix64(seed + run_index++), &sigs, &tot, &rec))
-						break; /* a signal before it started */
-					json = mmt_record_json(&rec);
-					mmt_record_release(&rec);
-					if (mmt_results_add_run(&out, json, err, sizeof(err))) {
-						mmt_progress_end(&progress);
-						fprintf(stderr, "mmtorture: internal error, a run fails the schema: %s\n", err);
-						mmt_results_abandon(&out);
-						return MMT_EXIT_HARNESS;
-					}
-					if (to_stdout || cli.format != MMT_FORMAT_JSON)
-						keep_for_table(table_runs, json, rec.status, events_on && cli.events, &omitted);
-					json_decref(json);
-					if (tot.interrupted_sig)
-						break;
-				}
+		for (unsigned p = 0; p < cli->nr_placements && !rc && !inv->tot.hung; p++)
+			for (unsigned r = 0; r < cli->repeat && !rc && !inv->tot.hung; r++)
+				for (unsigned k = 0; k < cli->nr_variants[s] && !rc && !inv->tot.hung; k++)
+					rc = run_one(inv, sc, cli->variants[s][k], &placements[p], r);
 	}
-	mmt_progress_end(&progress);
-	code = exit_code(&tot);
-	json_object_set_new(json_object_get(doc, "metadata"), "sysctl_journal", mmt_sysctl_journal_json());
-	json_object_set_new(doc, "interrupted", json_boolean(tot.interrupted_sig != 0));
-	json_object_set_new(doc, "summary", json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
-						      "runs", tot.runs, "ok", tot.ok,
-						      "skipped", tot.skipped, "errors", tot.errors,
-						      "inconclusive", tot.inconclusive,
-						      "forbidden_witnessed", tot.forbidden,
-						      "injected_missed", tot.injected_missed,
-						      "exit_code", code));
-	written = !mmt_results_finish(&out, doc, err, sizeof(err));
-	if (!written) {
-		fprintf(stderr, "mmtorture: %s\n", err);
-		code = MMT_EXIT_HARNESS;
-	}
-	mmt_report_set_wide(cli.format == MMT_FORMAT_WIDE);
+	mmt_progress_end(&inv->progress);
+	return rc == 1 ? 0 : rc;
+}
+
+/* The summary, the results file, the table; the exit code. */
+static int finish(struct invocation *inv)
+{
+	const struct mmt_cli *cli = &inv->cli;
+	const struct totals *tot = &inv->tot;
+	int code = exit_code(tot);
+	char err[512];
+	bool written;
+
+	json_object_set_new(json_object_get(inv->doc, "metadata"), "sysctl_journal", mmt_sysctl_journal_json());
+	json_object_set_new(inv->doc, "interrupted", json_boolean(tot->interrupted_sig != 0));
+	json_object_set_new(inv->doc, "summary", json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
+							   "runs", tot->runs, "ok", tot->ok,
+							   "skipped", tot->skipped, "errors", tot->errors,
+							   "inconclusive", tot->inconclusive,
+							   "forbidden_witnessed", tot->forbidden,
+							   "injected_missed", tot->injected_missed,
+							   "exit_code", code));
+	written = !mmt_results_finish(&inv->out, inv->doc, err, sizeof(err));
+	if (!written)
+		code = fail(MMT_EXIT_HARNESS, err);
+	mmt_report_set_wide(cli->format == MMT_FORMAT_WIDE);
 	/* The table from the slim copies; the summary from the document. */
-	json_object_set_new(doc, "runs", table_runs);
-	if (to_stdout) {
-		mmt_report_table(stderr, doc, NULL);
-		if (cli.events)
-			mmt_report_counters(stderr, doc);
-		report_omitted(stderr, omitted);
-	} else if (cli.format == MMT_FORMAT_JSON) {
+	json_object_set_new(inv->doc, "runs", inv->table_runs);
+	if (inv->to_stdout) {
+		mmt_report_table(stderr, inv->doc, NULL);
+		if (cli->events)
+			mmt_report_counters(stderr, inv->doc);
+		report_omitted(stderr, inv->omitted);
+	} else if (cli->format == MMT_FORMAT_JSON) {
 		if (written)
-			copy_file(path, stdout);
+			copy_file(inv->path, stdout);
 	} else {
-		mmt_report_table(stdout, doc, written ? path : NULL);
-		if (cli.events)
-			mmt_report_counters(stdout, doc);
-		report_omitted(stdout, omitted);
+		mmt_report_table(stdout, inv->doc, written ? inv->path : NULL);
+		if (cli->events)
+			mmt_report_counters(stdout, inv->doc);
+		report_omitted(stdout, inv->omitted);
 	}
 	fflush(stdout);
-	json_decref(doc);
+	json_decref(inv->doc);
+	return code;
+}
+
+int main(int argc, char **argv)
+{
+	static struct invocation inv;
+	char err[512];
+	int code;
+
+	/* Blocked before any thread exists, so every thread inherits the
+	 * mask and only the supervisor ever takes these signals. */
+	sigemptyset(&inv.sigs);
+	sigaddset(&inv.sigs, SIGINT);
+	sigaddset(&inv.sigs, SIGTERM);
+	sigaddset(&inv.sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &inv.sigs, NULL);
+
+	if (mmt_cli_parse(argc, argv, &inv.cli, err, sizeof(err)))
+		return fail(MMT_EXIT_USAGE, err);
+	assume_forbidden = inv.cli.assume_forbidden;
+	code = answer_without_running(&inv.cli);
+	if (code >= 0)
+		return code;
+	code = check_input(&inv, err, sizeof(err));
+	if (code)
+		return fail(code, err);
+	code = prepare(&inv, argc, argv, err, sizeof(err));
+	if (code) {
+		mmt_results_abandon(&inv.out);
+		return fail(code, err);
+	}
+	code = run_all(&inv);
+	if (code)
+		return code;
+	code = finish(&inv);
 	/* Scenarios restore what they change in cleanup; this catches a run
 	 * that never got there (a hung worker). */
 	mmt_sysctl_restore_all();
-	if (tot.hung)
+	if (inv.tot.hung)
 		_exit(code); /* hung workers still spin: do not wait for them */
 	return code;
 }
