@@ -34,7 +34,7 @@
 #include "topology.h"
 
 struct totals {
-	int runs, ok, skipped, errors, forbidden, injected_missed, inconclusive, interrupted_sig;
+	int runs, ok, skipped, errors, forbidden, injected_missed, inconclusive, invalid, interrupted_sig;
 	bool hung;
 };
 
@@ -205,6 +205,7 @@ static void fill_measured(struct mmt_record *rec, struct mmt_run *run, const str
 	rec->metrics = json_incref(run->metrics);
 	rec->detection = run->detection ? json_incref(run->detection) : NULL;
 	rec->placement_track = run->placement_track ? json_incref(run->placement_track) : NULL;
+	rec->integrity = run->integrity ? json_incref(run->integrity) : NULL;
 	if (run->events)
 		rec->counters = mmt_counters_json(run->events, run->counters, run->nr_workers, run->cpu_counters,
 						  run->cpu_ids, run->nr_cpu_counters, run->ops);
@@ -219,6 +220,12 @@ static void judge(struct mmt_record *rec, const struct mmt_run *run, const struc
 		rec->status = MMT_STATUS_WITNESSED;
 	} else if (out->end == MMT_END_INTERRUPTED) {
 		rec->status = MMT_STATUS_INTERRUPTED;
+	} else if (run->invalid) {
+		/* A forbidden witness stands whatever else went wrong; without
+		 * one, a run that did not do its work has no other verdict. */
+		rec->status = MMT_STATUS_INVALID;
+		snprintf(rec->verdict, sizeof(rec->verdict), "INVALID: %s", run->invalid_reason);
+		mmt_record_set_reason(rec, run->invalid_reason);
 	} else if (run->inconclusive) {
 		rec->status = MMT_STATUS_INCONCLUSIVE;
 		snprintf(rec->verdict, sizeof(rec->verdict), "INCONCLUSIVE: %s", run->inconclusive_reason);
@@ -238,10 +245,12 @@ static void count(struct totals *tot, const struct mmt_record *rec, int signo)
 	case MMT_STATUS_ERROR: tot->errors++; break;
 	case MMT_STATUS_HUNG: tot->errors++; tot->hung = true; break;
 	case MMT_STATUS_INCONCLUSIVE: tot->inconclusive++; break;
+	case MMT_STATUS_INVALID: tot->invalid++; break;
 	case MMT_STATUS_INTERRUPTED: tot->interrupted_sig = signo; break;
 	case MMT_NR_STATUS: break;
 	}
-	if (rec->measured && rec->status != MMT_STATUS_HUNG && rec->injected && !rec->witnesses)
+	if (rec->measured && rec->status != MMT_STATUS_HUNG && rec->status != MMT_STATUS_INVALID && rec->injected &&
+	    !rec->witnesses)
 		tot->injected_missed++;
 }
 
@@ -459,7 +468,7 @@ static int exit_code(const struct totals *t)
 		return MMT_EXIT_HARNESS;
 	if (t->interrupted_sig)
 		return MMT_EXIT_SIGNAL + t->interrupted_sig;
-	if (t->runs && t->skipped + t->inconclusive == t->runs)
+	if (t->runs && t->skipped + t->inconclusive + t->invalid == t->runs)
 		return MMT_EXIT_SKIPPED;
 	return 0;
 }
@@ -683,10 +692,10 @@ static int finish(struct invocation *inv)
 
 	json_object_set_new(json_object_get(inv->doc, "metadata"), "sysctl_journal", mmt_sysctl_journal_json());
 	json_object_set_new(inv->doc, "interrupted", json_boolean(tot->interrupted_sig != 0));
-	json_object_set_new(inv->doc, "summary", json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
+	json_object_set_new(inv->doc, "summary", json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
 							   "runs", tot->runs, "ok", tot->ok,
 							   "skipped", tot->skipped, "errors", tot->errors,
-							   "inconclusive", tot->inconclusive,
+							   "inconclusive", tot->inconclusive, "invalid", tot->invalid,
 							   "forbidden_witnessed", tot->forbidden,
 							   "injected_missed", tot->injected_missed,
 							   "exit_code", code));

@@ -12,6 +12,7 @@ const char *const mmt_status_names[MMT_NR_STATUS] = {
 	[MMT_STATUS_INTERRUPTED] = "interrupted",
 	[MMT_STATUS_HUNG] = "hung",
 	[MMT_STATUS_INCONCLUSIVE] = "inconclusive",
+	[MMT_STATUS_INVALID] = "invalid",
 };
 
 void mmt_record_init(struct mmt_record *r, const struct mmt_scenario *sc,
@@ -119,13 +120,14 @@ json_t *mmt_record_json(const struct mmt_record *r)
 	json_object_set_new(rec, "counters", or_null(r->counters));
 	json_object_set_new(rec, "detection", or_null(r->detection));
 	json_object_set_new(rec, "placement_track", or_null(r->placement_track));
+	json_object_set_new(rec, "integrity", or_null(r->integrity));
 	return rec;
 }
 
 void mmt_record_release(struct mmt_record *r)
 {
 	json_t **parts[] = { &r->histogram, &r->probe, &r->metrics, &r->workers, &r->counters,
-			     &r->detection, &r->placement_track };
+			     &r->detection, &r->placement_track, &r->integrity };
 
 	for (unsigned i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		json_decref(*parts[i]);

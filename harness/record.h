@@ -3,7 +3,7 @@
  * A run's record, typed: who ran (identity), what became of it (a status
  * from one enum, its reason and verdict), the totals, and the parts their
  * owners still build as JSON (probe, histogram, metrics, workers,
- * counters, detection, placement tracking).  The runner and main() fill
+ * counters, detection, placement tracking, integrity).  The runner and main() fill
  * it; mmt_record_json() is its one JSON renderer, and the key order and
  * types are the results schema's (tests/record-shape.py holds them).
  */
@@ -25,6 +25,7 @@ enum mmt_status {
 	MMT_STATUS_INTERRUPTED,
 	MMT_STATUS_HUNG,
 	MMT_STATUS_INCONCLUSIVE,
+	MMT_STATUS_INVALID,
 	MMT_NR_STATUS
 };
 
@@ -52,7 +53,7 @@ struct mmt_record {
 	bool measured;
 	uint64_t iterations, elapsed_ns, witnesses;
 	/* built by their owners; each NULL is null (owned references) */
-	json_t *histogram, *probe, *metrics, *workers, *counters, *detection, *placement_track;
+	json_t *histogram, *probe, *metrics, *workers, *counters, *detection, *placement_track, *integrity;
 };
 
 /* A record of run rep of variant v at pl, status skipped until told. */

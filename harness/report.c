@@ -111,6 +111,9 @@ static const char *short_verdict(const char *v)
 	for (size_t i = 0; v && i < sizeof(map) / sizeof(map[0]); i++)
 		if (!strcmp(v, map[i][0]))
 			return map[i][1];
+	/* Its reason is in the detail of --format wide and in the results. */
+	if (v && !strncmp(v, "INVALID: ", 9))
+		return "INVALID";
 	return v ? v : "-";
 }
 
@@ -198,12 +201,13 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 		}
 	}
 	sum = json_object_get(doc, "summary");
-	fprintf(f, "\n%lld runs: %lld ok, %lld skipped, %lld inconclusive, %lld errors, %lld FORBIDDEN witnessed, "
-		   "%lld injected faults missed%s\n",
+	fprintf(f, "\n%lld runs: %lld ok, %lld skipped, %lld inconclusive, %lld INVALID, %lld errors, "
+		   "%lld FORBIDDEN witnessed, %lld injected faults missed%s\n",
 		(long long)json_integer_value(json_object_get(sum, "runs")),
 		(long long)json_integer_value(json_object_get(sum, "ok")),
 		(long long)json_integer_value(json_object_get(sum, "skipped")),
 		(long long)json_integer_value(json_object_get(sum, "inconclusive")),
+		(long long)json_integer_value(json_object_get(sum, "invalid")),
 		(long long)json_integer_value(json_object_get(sum, "errors")),
 		(long long)json_integer_value(json_object_get(sum, "forbidden_witnessed")),
 		(long long)json_integer_value(json_object_get(sum, "injected_missed")),

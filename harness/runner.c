@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner.h"
+#include "integrity.h"
 #include "arch/barrier.h"
 #include "clock.h"
 #include "parse.h"
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define HANG_GRACE_NS (10ull * 1000000000ull)
@@ -28,7 +30,15 @@ static struct {
 	pthread_barrier_t barrier;
 	uint64_t t_begin[MMT_MAX_CPUS];
 	uint64_t t_end[MMT_MAX_CPUS];
+	uint64_t preemptions[MMT_MAX_CPUS];	/* involuntary switches in the loop */
 } sync_state;
+
+static uint64_t involuntary_switches(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? 0 : (uint64_t)ru.ru_nivcsw;
+}
 
 void mmt_request_stop(void)
 {
@@ -109,6 +119,7 @@ static void *trampoline(void *arg)
 		cpu_relax();
 	if (w->run->events)
 		mmt_counters_enable(w->run->events, &w->run->counters[w->id]);
+	sync_state.preemptions[w->id] = involuntary_switches();
 	sync_state.t_begin[w->id] = mmt_now_ns();
 	mmt_worker_at(w, "its loop");
 	if (w->run->sc->variant_worker)
@@ -116,6 +127,7 @@ static void *trampoline(void *arg)
 	else
 		w->run->sc->worker(w);
 	sync_state.t_end[w->id] = mmt_now_ns();
+	sync_state.preemptions[w->id] = involuntary_switches() - sync_state.preemptions[w->id];
 	if (w->run->events) {
 		mmt_counters_disable(w->run->events, &w->run->counters[w->id]);
 		mmt_counters_collect(w->run->events, &w->run->counters[w->id]);
@@ -167,6 +179,16 @@ static void close_cpu_counters(struct mmt_run *run)
 	}
 }
 
+static void record_integrity(struct mmt_run *run)
+{
+	struct mmt_integrity in = { .nr_workers = run->nr_workers, .t_begin = sync_state.t_begin,
+				    .t_end = sync_state.t_end, .preemptions = sync_state.preemptions,
+				    .ops = run->ops, .requested_ns = run->requested_ns };
+
+	run->invalid = !mmt_integrity_valid(&in, run->invalid_reason, sizeof(run->invalid_reason));
+	run->integrity = mmt_integrity_json(&in);
+}
+
 /*
  * Detection speed, from the workers' first witnesses: the earliest time
  * since the run started, the fewest iterations, and witnesses per second
@@ -197,6 +219,7 @@ static void record_harness_figures(struct mmt_run *run)
 		"first_witness_iteration", first_ns ? json_integer((json_int_t)first_iter) : json_null());
 	if (run->track)
 		run->placement_track = mmt_track_json(run->track, run, run->elapsed_ns);
+	record_integrity(run);
 }
 
 static void *alloc_shared(size_t size, int node, int *actual)
@@ -273,11 +296,43 @@ static void report_hang(const struct mmt_run *run, struct mmt_run_outcome *out)
 }
 
 /* Sleeps until every worker returned, the duration passed or a signal came. */
+/* The duration counts from the moment the last worker is ready: a run
+ * whose threads were slow to start is not shortened by it.  Bounded: a
+ * worker that never gets there is a hang, reported with where it is. */
+static bool wait_armed(struct mmt_run *run, const sigset_t *sigs, struct mmt_run_outcome *out)
+{
+	uint64_t since = mmt_now_ns();
+
+	while (__atomic_load_n(&sync_state.armed, __ATOMIC_ACQUIRE) < run->nr_workers) {
+		int sig;
+
+		if (mmt_now_ns() - since > HANG_GRACE_NS) {
+			mmt_request_stop();
+			report_hang(run, out);
+			return false;
+		}
+		sig = wait_signal(sigs, 1000000ull);
+		if (sig) {
+			out->end = MMT_END_INTERRUPTED;
+			out->signo = sig;
+			mmt_request_stop();
+			return true;
+		}
+	}
+	return true;
+}
+
 static void supervise(struct mmt_run *run, const pthread_t *threads, uint64_t duration_ns,
 		      const sigset_t *sigs, struct mmt_run_outcome *out)
 {
-	uint64_t start = mmt_now_ns(), stop_at = 0;
+	uint64_t start, stop_at = 0;
 	unsigned moves_done = 0;
+
+	if (!wait_armed(run, sigs, out))
+		return;
+	start = mmt_now_ns();
+	if (out->end == MMT_END_INTERRUPTED)
+		stop_at = start;
 
 	for (;;) {
 		uint64_t now = mmt_now_ns(), slice = 20000000ull;
@@ -322,6 +377,7 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 	out->end = MMT_END_DONE;
 	out->actual_mem_node = -1;
 	run->cycles_per_ns = mmt_cycles_per_ns();
+	run->requested_ns = duration_ns;
 	run->shared_size = sc->shared_size ? sc->shared_size(run) : 0;
 	run->workers = aligned_alloc(MMT_PAD_BYTES, n * sizeof(*run->workers));
 	threads = calloc(n, sizeof(*threads));
@@ -428,7 +484,8 @@ void mmt_run_release(struct mmt_run *run)
 	run->metrics = NULL;
 	json_decref(run->detection);
 	json_decref(run->placement_track);
-	run->detection = run->placement_track = NULL;
+	json_decref(run->integrity);
+	run->detection = run->placement_track = run->integrity = NULL;
 	mmt_track_destroy(run->track);
 	run->track = NULL;
 	free(run->workers);

@@ -183,6 +183,12 @@ struct mmt_run {
 	struct mmt_track *track;
 	/* The runner's, for the record: set after verify(). */
 	json_t *detection, *placement_track;
+	/* Did the run do what its record claims (integrity.h)?  Set after
+	 * verify(); an invalid run is reported INVALID, never as a pass. */
+	uint64_t requested_ns;	/* the duration asked for; 0: none */
+	json_t *integrity;
+	bool invalid;
+	char invalid_reason[256];
 };
 
 /* The stop flag, set by the timer, the iteration target or a signal.

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* A run's integrity (harness/integrity.c): valid only when it did work,
+ * its workers ran together, and it ended near the duration asked for. */
+#include "integrity.h"
+#include "tap.h"
+
+#define MS 1000000ull
+
+static int judge(unsigned n, const uint64_t *begin, const uint64_t *end, uint64_t ops,
+		 uint64_t requested_ns, char *why)
+{
+	static const uint64_t none[8];
+	struct mmt_integrity in = { .nr_workers = n, .t_begin = begin, .t_end = end,
+				    .preemptions = none, .ops = ops, .requested_ns = requested_ns };
+
+	return mmt_integrity_valid(&in, why, 256);
+}
+
+int main(void)
+{
+	char why[256];
+	const uint64_t b2[] = { 1000 * MS, 1000 * MS + 5 }, e2[] = { 2000 * MS, 2000 * MS + 9 };
+	const uint64_t apart_b[] = { 1000 * MS, 3000 * MS }, apart_e[] = { 2000 * MS, 4000 * MS };
+	const uint64_t long_e[] = { 3500 * MS, 3500 * MS };
+	const uint64_t stalled_e[] = { 3500 * MS + 1, 3500 * MS };
+	json_t *j;
+
+	tap_ok(judge(2, b2, e2, 1000, 1000 * MS, why) && !why[0], "a run that did work, together, on time: valid");
+	tap_ok(!judge(2, b2, e2, 0, 1000 * MS, why) && strstr(why, "no operation"),
+	       "no operation: invalid (%s)", why);
+	tap_ok(!judge(2, apart_b, apart_e, 1000, 0, why) && strstr(why, "never ran at the same time"),
+	       "workers one after the other: invalid (%s)", why);
+	tap_ok(judge(1, apart_b, apart_e, 1000, 1000 * MS, why), "one worker has no one to overlap with");
+	tap_ok(judge(2, b2, long_e, 1000, 1000 * MS, why), "2.5 s for 1 s: at the bound, half the duration and 1 s");
+	tap_ok(!judge(2, b2, stalled_e, 1000, 1000 * MS, why) && strstr(why, "stopped or stalled"),
+	       "2.5 s + 1 ns for 1 s: invalid (%s)", why);
+	tap_ok(judge(2, b2, stalled_e, 1000, 0, why), "no duration asked (iterations): no overrun to judge");
+	j = mmt_integrity_json(&(struct mmt_integrity){ .nr_workers = 2, .t_begin = apart_b, .t_end = apart_e,
+							.preemptions = (const uint64_t[]){ 3, 4 }, .ops = 7,
+							.requested_ns = 1000 * MS });
+	tap_ok(json_integer_value(json_object_get(j, "overlap_ns")) == 0 &&
+		       json_integer_value(json_object_get(j, "overrun_ns")) == (json_int_t)(2000 * MS) &&
+		       json_is_false(json_object_get(j, "valid")) &&
+		       json_is_string(json_object_get(j, "invalid_reason")) &&
+		       json_integer_value(json_array_get(json_object_get(j, "preemptions"), 1)) == 4,
+	       "the record: overlap 0, overrun 2 s, invalid with its reason, preemptions per worker");
+	json_decref(j);
+	return tap_done();
+}
