@@ -163,6 +163,7 @@ SETTER(set_test, cli->tests = arg)
 SETTER(set_primitives, cli->prims = arg)
 SETTER(set_mutant, cli->mutants = arg)
 SETTER(set_list, cli->list = true)
+SETTER(set_dry_run, cli->dry_run = true)
 SETTER(set_progress, cli->progress = MMT_PROGRESS_ON)
 SETTER(set_no_progress, cli->progress = MMT_PROGRESS_OFF)
 SETTER(set_assume_forbidden, cli->assume_forbidden = true)
@@ -228,6 +229,12 @@ const struct mmt_cli_row mmt_cli_rows[] = {
 	  "terminal broken to its width (COLUMNS, else the window's), on a pipe one line per "
 	  "variant and option",
 	  .set = set_list },
+	{ "dry-run", NULL, NULL,
+	  "check the command line against this machine and print the runs it would make, one "
+	  "line each: scenario, variant, placement, repeat and the CPUs it would use, or "
+	  "'skipped:' and why; nothing runs, nothing is written (scripts/nightly checks every "
+	  "suite line so before the first runs)",
+	  .set = set_dry_run },
 	{ "progress", NULL, NULL,
 	  "the line on stderr with run i/N, elapsed and ETA (run 3/12, 0:04 elapsed, ETA 0:11: "
 	  "msgpass mb same-node rep 0), rewritten between runs, never during one, and blanked "

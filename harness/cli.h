@@ -30,6 +30,7 @@ struct mmt_cli_opt {
 
 struct mmt_cli {
 	bool help, version, list, smoke;
+	bool dry_run;		/* --dry-run: check and print the plan, run nothing */
 	const char *variant_arg;	/* --variant as given, NULL: all (or the smoke set) */
 	bool placement_defaulted;	/* no --placement: a scenario may have its own */
 	bool restore;		/* --restore: put back what a dead run left changed */

@@ -542,6 +542,36 @@ static int choose_events(const struct mmt_cli *cli, char *err, size_t len)
 	return mmt_events_parse(list, &events, err, len) ? MMT_EXIT_USAGE : 0;
 }
 
+/* CPUs and nodes the command names must exist on this machine: a CPU or
+ * node it does not have is a mistake in the command, exit 2 before
+ * anything runs.  What exists but cannot be used now (an offline CPU, one
+ * outside the affinity mask, a node without memory) is the machine's
+ * state: those runs are skipped with the reason. */
+static int check_machine_names(const struct mmt_cli *cli, const struct mmt_topology *topo, char *err,
+			       size_t len)
+{
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+
+	for (unsigned p = 0; p < cli->nr_placements; p++) {
+		const struct mmt_placement *pl = &cli->placements[p];
+
+		for (int i = 0; pl->kind == MMT_PLACE_CPUS && i < pl->nr_cpus; i++)
+			if (conf > 0 && pl->cpus[i] >= conf) {
+				snprintf(err, len, "--placement %s: CPU %d does not exist (this machine has CPUs 0-%ld)",
+					 pl->name, pl->cpus[i], conf - 1);
+				return MMT_EXIT_USAGE;
+			}
+	}
+	if (cli->mem_node >= 0 && !mmt_topology_node(topo, cli->mem_node)) {
+		int last = topo->nr_nodes ? topo->nodes[topo->nr_nodes - 1].id : 0;
+
+		snprintf(err, len, "--mem-node %d: no such node (this machine has node%s 0%s%.0d)", cli->mem_node,
+			 last ? "s" : "", last ? "-" : "", last);
+		return MMT_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Everything that can be wrong with the input, found before anything runs;
  * the results' target checked and its temp file created. */
 static int check_input(struct invocation *inv, char *err, size_t len)
@@ -565,8 +595,13 @@ static int check_input(struct invocation *inv, char *err, size_t len)
 	}
 	if (cli->mutants && mmt_mutant_check(cli->mutants, err, len))
 		return MMT_EXIT_USAGE;
+	if (mmt_topology_load(&inv->topo, "/sys", err, len))
+		return MMT_EXIT_HARNESS;
+	code = check_machine_names(cli, &inv->topo, err, len);
+	if (code)
+		return code;
 	inv->to_stdout = cli->output && !strcmp(cli->output, "-");
-	if (inv->to_stdout)
+	if (inv->to_stdout || cli->dry_run)
 		return 0;
 	if (cli->output)
 		snprintf(inv->path, sizeof(inv->path), "%s", cli->output);
@@ -583,8 +618,6 @@ static int prepare(struct invocation *inv, int argc, char **argv, char *err, siz
 {
 	const struct mmt_cli *cli = &inv->cli;
 
-	if (mmt_topology_load(&inv->topo, "/sys", err, len))
-		return MMT_EXIT_HARNESS;
 	mmt_topology_apply_affinity(&inv->topo);
 	/* Before the metadata reads the settings: a run killed with its
 	 * sysctls changed must not have them recorded as the machine's. */
@@ -681,6 +714,47 @@ static int run_all(struct invocation *inv)
 	return rc == 1 ? 0 : rc;
 }
 
+/* --dry-run: each run the loop would make, planned as it would plan it:
+ * its CPUs, or why it would be skipped.  Nothing runs or is written. */
+static int dry_run(struct invocation *inv)
+{
+	const struct mmt_cli *cli = &inv->cli;
+	static int cpus[MMT_MAX_CPUS];
+
+	mmt_topology_apply_affinity(&inv->topo);
+	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
+		const struct mmt_scenario *sc = cli->scenarios[s];
+		const struct mmt_placement *placements = cli->placements;
+		struct mmt_placement own;
+		char why[256];
+
+		if (cli->placement_defaulted && sc->default_placement &&
+		    !mmt_placement_parse(sc->default_placement, &own, why, sizeof(why)))
+			placements = &own;
+		for (unsigned p = 0; p < cli->nr_placements; p++)
+			for (unsigned r = 0; r < cli->repeat; r++)
+				for (unsigned k = 0; k < cli->nr_variants[s]; k++) {
+					const struct mmt_variant *v = &sc->variants[cli->variants[s][k]];
+					const struct mmt_placement *pl = &placements[p];
+					unsigned threads = v->threads ? v->threads : cli->threads ? cli->threads
+							 : pl->kind == MMT_PLACE_CPUS ? (unsigned)pl->nr_cpus
+							 : sc->default_threads;
+
+					printf("%s %s %s %u ", sc->name, v->name, pl->name, r);
+					if (plan_threads(&inv->topo, sc, pl, !v->threads && !cli->threads, &threads, cpus,
+							 why, sizeof(why)) ||
+					    choose_mem_node(&inv->topo, cli, cpus[0], why, sizeof(why)) < 0) {
+						printf("skipped: %s\n", why);
+						continue;
+					}
+					for (unsigned i = 0; i < threads; i++)
+						printf("%s%d", i ? "," : "cpus ", cpus[i]);
+					putchar('\n');
+				}
+	}
+	return MMT_EXIT_OK;
+}
+
 /* The summary, the results file, the table; the exit code. */
 static int finish(struct invocation *inv)
 {
@@ -747,6 +821,8 @@ int main(int argc, char **argv)
 	code = check_input(&inv, err, sizeof(err));
 	if (code)
 		return fail(code, err);
+	if (inv.cli.dry_run)
+		return dry_run(&inv);
 	code = prepare(&inv, argc, argv, err, sizeof(err));
 	if (code) {
 		mmt_results_abandon(&inv.out);

@@ -64,6 +64,10 @@ bad "--seed: '0x10' is not a decimal number" msgpass --seed 0x10
 bad "--seed: '18446744073709551616' is larger" msgpass --seed 18446744073709551616
 bad "--seed: '5k' is not a decimal number" msgpass --seed 5k
 bad "--placement cpus:999: CPU 999 does not exist" msgpass --placement cpus:999
+# Checked against the machine before anything runs (#31: they exited 77
+# after writing a results file).
+bad "--placement cpus:0,4095: CPU 4095 does not exist" msgpass --variant mb --placement cpus:0,4095
+bad "--mem-node 63: no such node" msgpass --variant mb --mem-node 63
 # --output is checked before anything runs, and only a regular file is replaced.
 bad "/dev/null is a character device, not a regular file" msgpass --output /dev/null
 # root may write the directory and is refused by the file system; anyone
@@ -97,6 +101,19 @@ run msgpass --variant mb --duration 50ms --seed 18446744073709551615 --output "$
 	get "$scratch/seed.json" runs.0.seed | grep -qx '[0-9]*'
 ok $? "a 64-bit seed is recorded exactly, as a decimal string: $(get "$scratch/seed.json" runs.0.seed)"
 rm -f "$scratch/seed.json"
+
+# --dry-run: checked as a real run is, planned as it would be, nothing run
+# or written (scripts/nightly checks every suite line with it first).
+run msgpass --variant mb,plain --placement same-node --placement cross-node --repeat 2 --dry-run
+lines=$(printf '%s\n' "$out" | grep -c '^msgpass ')
+[ "$rc" -eq 0 ] && [ "$lines" -eq 8 ] && printf '%s\n' "$out" | grep -q '^msgpass mb same-node 1 cpus [0-9]' &&
+	[ "$(ls -A "$MMT_RESULTS_DIR" 2>/dev/null | wc -l)" -eq 0 ]
+ok $? "--dry-run: 8 planned runs (2 variants, 2 placements, 2 repeats), nothing written"
+if [ "$nnodes" -lt 2 ]; then
+	printf '%s\n' "$out" | grep -q '^msgpass plain cross-node 0 skipped: cross-node needs 2 NUMA nodes'
+	ok $? "--dry-run names a skip and its reason"
+fi
+bad "unknown option '--varient'" msgpass --varient mb --dry-run
 
 run --help
 [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q -- '--placement'

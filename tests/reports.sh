@@ -229,6 +229,14 @@ assert '--seed ' in f.text and 'histogram: ' in f.text, f.text
 " "$j" && ! ls "$scratch"/res/nightly/ | grep -q accepted
 	ok $? "nightly: a forbidden witness fails the suite (exit $rc), JUnit has the reproduce command, nothing accepted"
 
+	# A malformed line is bad input found before anything runs (#31):
+	# exit 2 naming it, no night directory made.
+	printf '%s\n' "msgpass --variant mb --duration 50ms" "msgpass --varient mb" >"$scratch/typo-suite"
+	MMT_RESULTS_DIR="$scratch/typo-res" "$S/nightly" "$scratch/typo-suite" --runner "$MMT_BIN" >"$scratch/out" 2>&1
+	rc=$?
+	[ "$rc" -eq 2 ] && [ ! -e "$scratch/typo-res" ] && grep -q "invocation 2 (msgpass --varient mb):.*did you mean --variant" "$scratch/out"
+	ok $? "nightly: a malformed suite line is exit $rc before anything runs: $(tail -n 1 "$scratch/out")"
+
 	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --runner "$MMT_BIN" --repeats 4 >"$scratch/out" 2>&1
 	rc=$?
 	[ "$rc" -eq 0 ] && ! ls "$scratch"/res/nightly/ | grep -q 'good-suite-accepted' && grep -q 'run with --accept' "$scratch/out"
