@@ -9,7 +9,7 @@ const struct mmt_exit_row mmt_exit_rows[] = {
 	       "(its record is \"hung\", the reason names each worker that did not stop within "
 	       "10 s of the stop request and the phase it was in)" },
 	{ "77", "every run was skipped, inconclusive or invalid (reasons in the table and results)" },
-	{ "128+N", "interrupted by signal N (SIGINT 130, SIGTERM 143); results so far are "
+	{ "128+N", "interrupted by signal N (SIGINT 130, SIGQUIT 131, SIGTERM 143, SIGHUP 129); results so far are "
 		   "written, marked interrupted" },
 };
 

@@ -4,6 +4,7 @@
  * the input is found before the first run; results are written once, at
  * the end, atomically, even when a signal cut the runs short.
  */
+#include <errno.h>
 #include <math.h>
 #include <numa.h>
 #include <signal.h>
@@ -755,6 +756,23 @@ static int dry_run(struct invocation *inv)
 	return MMT_EXIT_OK;
 }
 
+/* Each run that saw a forbidden outcome, on stderr: for when the results
+ * file could not be written and stdout may be lost too. */
+static void say_witnessed(const json_t *rows)
+{
+	size_t i;
+	const json_t *r;
+
+	json_array_foreach(rows, i, r)
+		if (!strcmp(json_string_value(json_object_get(r, "status")), "witnessed"))
+			fprintf(stderr, "mmtorture: FORBIDDEN AND SEEN, not in any file: %s %s %s rep %lld, %lld witnesses (exit 1)\n",
+				json_string_value(json_object_get(r, "scenario")),
+				json_string_value(json_object_get(r, "variant")),
+				json_string_value(json_object_get(r, "placement")),
+				(long long)json_integer_value(json_object_get(r, "repeat")),
+				(long long)json_integer_value(json_object_get(json_object_get(r, "witnesses"), "count")));
+}
+
 /* The summary, the results file, the table; the exit code. */
 static int finish(struct invocation *inv)
 {
@@ -774,8 +792,15 @@ static int finish(struct invocation *inv)
 							   "injected_missed", tot->injected_missed,
 							   "exit_code", code));
 	written = !mmt_results_finish(&inv->out, inv->doc, err, sizeof(err));
-	if (!written)
-		code = fail(MMT_EXIT_HARNESS, err);
+	if (!written) {
+		fail(MMT_EXIT_HARNESS, err);
+		/* The verdict comes before storage: what was seen is said,
+		 * and still decides the exit code. */
+		if (code == MMT_EXIT_WITNESSED)
+			say_witnessed(inv->table_runs);
+		else
+			code = MMT_EXIT_HARNESS;
+	}
 	mmt_report_set_wide(cli->format == MMT_FORMAT_WIDE);
 	/* The table from the slim copies; the summary from the document. */
 	json_object_set_new(inv->doc, "runs", inv->table_runs);
@@ -793,7 +818,13 @@ static int finish(struct invocation *inv)
 			mmt_report_counters(stdout, inv->doc);
 		report_omitted(stdout, inv->omitted);
 	}
-	fflush(stdout);
+	if ((fflush(stdout) || ferror(stdout)) && !(inv->to_stdout && !written)) {
+		/* The table or the JSON did not reach stdout: say so, never 0. */
+		snprintf(err, sizeof(err), "cannot write to stdout: %s", strerror(errno ? errno : EIO));
+		fail(MMT_EXIT_HARNESS, err);
+		if (code != MMT_EXIT_WITNESSED)
+			code = MMT_EXIT_HARNESS;
+	}
 	json_decref(inv->doc);
 	return code;
 }
@@ -810,6 +841,7 @@ int main(int argc, char **argv)
 	sigaddset(&inv.sigs, SIGINT);
 	sigaddset(&inv.sigs, SIGTERM);
 	sigaddset(&inv.sigs, SIGHUP);
+	sigaddset(&inv.sigs, SIGQUIT);	/* as SIGTERM: results so far written, not a core */
 	pthread_sigmask(SIG_BLOCK, &inv.sigs, NULL);
 
 	if (mmt_cli_parse(argc, argv, &inv.cli, err, sizeof(err)))

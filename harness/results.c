@@ -272,8 +272,12 @@ int mmt_results_finish(struct mmt_results_writer *w, const json_t *frame, char *
 		dump_at(w->f, v, 1);
 	}
 	fputs("\n}\n", w->f);
-	if (w->to_stdout)
-		return fflush(w->f) ? -1 : 0;
+	if (w->to_stdout) {
+		if (!fflush(w->f) && !ferror(w->f))
+			return 0;
+		snprintf(err, len, "cannot write the results to stdout: %s", strerror(errno ? errno : EIO));
+		return -1;
+	}
 	if (fflush(w->f) || ferror(w->f) || fchmod(fileno(w->f), 0644) || fsync(fileno(w->f))) {
 		snprintf(err, len, "cannot write %s: %s", w->path, strerror(errno));
 		mmt_results_abandon(w);

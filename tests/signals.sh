@@ -1,11 +1,12 @@
 #!/bin/sh
-# SIGINT/SIGTERM stop the workers, the results gathered so far are written
-# (marked interrupted) and valid, and no temp file is left.
+# SIGINT, SIGTERM and SIGQUIT (no core: a user's "stop now") stop the
+# workers, the results gathered so far are written (marked interrupted) and
+# valid, and no temp file is left.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
 need_cpus 2 "a scenario run"
 
-for sig in INT TERM; do
+for sig in INT TERM QUIT; do
 	out_file="$scratch/sig-$sig.json"
 	"$MMT_BIN" msgpass --variant mb,release-acquire --duration 60s --output "$out_file" \
 		>"$scratch/out" 2>&1 &
@@ -19,7 +20,7 @@ for sig in INT TERM; do
 	kill -s "$sig" "$pid"
 	wait "$pid"
 	rc=$?
-	case $sig in INT) want=130 ;; TERM) want=143 ;; esac
+	case $sig in INT) want=130 ;; TERM) want=143 ;; QUIT) want=131 ;; esac
 	[ "$rc" -eq "$want" ]
 	ok $? "SIG$sig: exit $want (got $rc)"
 	"$MMT_VALIDATE" "$out_file"
