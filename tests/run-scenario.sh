@@ -14,15 +14,24 @@ for f in harness/main.c scenarios/msgpass.c configure.ac Makefile.am scripts/lit
 	echo "/* $f */" >"$tree/$f"
 	touch -d '2020-01-01' "$tree/$f"
 done
-# A make that takes its time, to be interrupted.
+# A make that takes its time, to be interrupted, and says whether the
+# front door's SIGTERM reached it.
 cat >"$scratch/fakebin/make" <<EOT
 #!/bin/sh
 echo \$\$ >"$scratch/make.pid"
-exec sleep 60
+trap 'kill \$s; echo TERM >"$scratch/make.got"; exit 143' TERM
+sleep 60 &
+s=\$!
+wait \$s
+echo "ran to its end" >"$scratch/make.got"
 EOT
 chmod +x "$scratch/fakebin/make"
 
-PATH="$scratch/fakebin:$PATH" "$tree/run-scenario" --version >"$scratch/rs.out" 2>"$scratch/rs.err" &
+# Under sh as the user's shell runs it (dash on Debian, whose kill took
+# '-TERM -- -PGID' for an illegal number and signalled nothing), and bash.
+for shell in sh bash; do
+rm -f "$scratch/make.pid" "$scratch/make.got"
+PATH="$scratch/fakebin:$PATH" $shell "$tree/run-scenario" --version >"$scratch/rs.out" 2>"$scratch/rs.err" &
 pid=$!
 n=0
 while [ ! -s "$scratch/make.pid" ] && [ $n -lt 500 ]; do
@@ -41,9 +50,11 @@ while [ -n "$mk" ] && kill -0 "$mk" 2>/dev/null && [ $n -lt 250 ]; do
 	n=$((n + 1))
 done
 [ "$rc" -eq 143 ] && grep -q "interrupted by SIGTERM during the build: nothing was run" "$scratch/rs.err" &&
-	[ -n "$mk" ] && ! kill -0 "$mk" 2>/dev/null && [ ! -s "$scratch/rs.out" ]
-ok $? "SIGTERM during the build: exit 143 (got $rc), reported, the build stopped, nothing run: $(cat "$scratch/rs.err")"
+	[ -n "$mk" ] && ! kill -0 "$mk" 2>/dev/null && [ ! -s "$scratch/rs.out" ] &&
+	[ "$(cat "$scratch/make.got" 2>/dev/null)" = TERM ]
+ok $? "$shell: SIGTERM during the build: exit 143 (got $rc), passed on to the build ($(cat "$scratch/make.got" 2>/dev/null)), nothing run: $(cat "$scratch/rs.err")"
 [ -n "$mk" ] && kill -9 "$mk" 2>/dev/null
+done
 
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	chmod -R go-w "$tree"

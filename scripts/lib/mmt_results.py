@@ -15,7 +15,10 @@ import os
 import statistics
 import sys
 
-import jsonschema
+import python_env
+
+python_env.require("jsonschema", "python3-jsonschema")
+import jsonschema  # noqa: E402
 
 SCHEMA_VERSION = 1
 HERE = os.path.dirname(os.path.abspath(__file__))
