@@ -8,9 +8,11 @@
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -136,6 +138,85 @@ static int open_temp(struct mmt_results_writer *w, const char *dir, char *err, s
 	return 0;
 }
 
+/* A name for the lock beside the target: readable when it fits, else a
+ * hash of the target's name (NAME_MAX). */
+static void lock_name(struct mmt_results_writer *w, const char *dir)
+{
+	const char *base = strrchr(w->path, '/') ? strrchr(w->path, '/') + 1 : w->path;
+	uint64_t h = 1469598103934665603ull;
+
+	if (strlen(base) < 200) {
+		int n = snprintf(w->lock, sizeof(w->lock), "%s/" MMT_RESULTS_TMP_PREFIX "%s.lock", dir, base);
+
+		if (n > 0 && (size_t)n < sizeof(w->lock))
+			return;
+	}
+	for (const char *c = base; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	snprintf(w->lock, sizeof(w->lock), "%s/" MMT_RESULTS_TMP_PREFIX "%016llx.lock", dir,
+		 (unsigned long long)h);
+}
+
+/*
+ * One run per results file: two runs onto the same --output would each
+ * replace the other's results, and all but one set would be lost.  An
+ * exclusive flock on a lock file beside the target, taken here and held
+ * to the end; a second run fails at once, with the first one's pid.  The
+ * kernel drops the lock of a killed run, so a stale file never blocks.
+ */
+static int lock_target(struct mmt_results_writer *w, const char *dir, char *err, size_t len)
+{
+	lock_name(w, dir);
+	for (int tries = 0; tries < 8; tries++) {
+		int fd = open(w->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+		struct stat held, named;
+		char owner[24] = "?";
+		ssize_t n;
+
+		if (fd < 0) {
+			snprintf(err, len, "--output %s: cannot create files in %s: %s", w->path, dir, strerror(errno));
+			break;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			int e = errno;
+
+			n = read(fd, owner, sizeof(owner) - 1);
+			owner[n > 0 ? n : 0] = '\0';
+			owner[strcspn(owner, "\n")] = '\0';
+			if (e == EWOULDBLOCK)
+				snprintf(err, len, "--output %s: another mmtorture run (pid %s) is writing it: one run per results file",
+					 w->path, owner[0] ? owner : "?");
+			else
+				snprintf(err, len, "--output %s: cannot lock %s: %s", w->path, w->lock, strerror(e));
+			close(fd);
+			break;
+		}
+		/* Its last holder may have removed it while we opened it. */
+		if (!fstat(fd, &held) && !stat(w->lock, &named) && held.st_ino == named.st_ino &&
+		    held.st_dev == named.st_dev) {
+			if (ftruncate(fd, 0) == 0)
+				dprintf(fd, "%d\n", (int)getpid());
+			w->lock_fd = fd;
+			return 0;
+		}
+		close(fd);
+	}
+	w->lock[0] = '\0';
+	if (!err[0])
+		snprintf(err, len, "--output %s: the lock beside it kept changing hands", w->path);
+	return -1;
+}
+
+static void unlock_target(struct mmt_results_writer *w)
+{
+	if (!w->lock[0])
+		return;
+	unlink(w->lock);	/* while held: nobody else can hold this one */
+	close(w->lock_fd);
+	w->lock[0] = '\0';
+	w->lock_fd = -1;
+}
+
 int mmt_results_check_path(const char *path, char *err, size_t len)
 {
 	struct mmt_results_writer w;
@@ -153,6 +234,7 @@ int mmt_results_open(struct mmt_results_writer *w, const char *path, char *err, 
 	char dir[PATH_MAX];
 
 	memset(w, 0, sizeof(*w));
+	w->lock_fd = -1;
 	if (!path) {
 		w->f = stdout;
 		w->to_stdout = true;
@@ -161,8 +243,13 @@ int mmt_results_open(struct mmt_results_writer *w, const char *path, char *err, 
 			return -1;
 		snprintf(w->path, sizeof(w->path), "%s", path);
 		dir_of(path, dir, sizeof(dir));
-		if (open_temp(w, dir, err, len))
+		err[0] = '\0';
+		if (lock_target(w, dir, err, len))
 			return -1;
+		if (open_temp(w, dir, err, len)) {
+			unlock_target(w);
+			return -1;
+		}
 	}
 	fprintf(w->f, "{\n  \"schema_version\": %d,\n  \"runs\": [", MMT_SCHEMA_VERSION);
 	return 0;
@@ -228,6 +315,7 @@ void mmt_results_abandon(struct mmt_results_writer *w)
 	w->f = NULL;
 	if (w->tmp[0])
 		unlink(w->tmp);
+	unlock_target(w);
 }
 
 /* Gives the unnamed temp file a hidden name, to rename() it from. */

@@ -30,6 +30,10 @@
 struct mmt_results_writer {
 	char path[PATH_MAX];	/* target; empty for stdout */
 	char tmp[PATH_MAX + 64];	/* the temp file's name, empty while unnamed */
+	/* One writer per target: the lock file beside it (a temp name) and
+	 * its descriptor, held from open to the end; empty: none. */
+	char lock[PATH_MAX + 64];
+	int lock_fd;
 	FILE *f;
 	size_t nruns;
 	bool to_stdout;

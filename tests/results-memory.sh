@@ -15,6 +15,7 @@ pid=$!
 records() {
 	for fd in /proc/$pid/fd/*; do
 		case $(readlink "$fd" 2>/dev/null) in
+		"$scratch/.mmtorture-result."*.lock) ;;	# the one-writer lock, not the results
 		"$scratch/#"*|"$scratch/.mmtorture-result."*) grep -c '^    {$' "$fd" 2>/dev/null; return ;;
 		esac
 	done

@@ -56,6 +56,33 @@ ok $? "$shell: SIGTERM during the build: exit 143 (got $rc), passed on to the bu
 [ -n "$mk" ] && kill -9 "$mk" 2>/dev/null
 done
 
+# Two ./run-scenario started together on a changed tree: one build at a
+# time (a make that notes whether another is running beside it).
+if command -v flock >/dev/null 2>&1; then
+	cat >"$scratch/fakebin/make" <<EOT
+#!/bin/sh
+mkdir "$scratch/in-make" 2>/dev/null || echo overlap >>"$scratch/overlaps"
+sleep 1
+rmdir "$scratch/in-make" 2>/dev/null
+EOT
+	rm -rf "$scratch/overlaps" "$scratch/in-make"
+	touch "$tree/harness/main.c"
+	PATH="$scratch/fakebin:$PATH" "$tree/run-scenario" --version >"$scratch/a.out" 2>"$scratch/a.err" &
+	a=$!
+	PATH="$scratch/fakebin:$PATH" "$tree/run-scenario" --version >"$scratch/b.out" 2>"$scratch/b.err" &
+	b=$!
+	wait "$a"
+	ra=$?
+	wait "$b"
+	rb=$?
+	[ "$ra" -eq 0 ] && [ "$rb" -eq 0 ] && [ ! -e "$scratch/overlaps" ] &&
+		grep -q '^mmtorture ' "$scratch/a.out" && grep -q '^mmtorture ' "$scratch/b.out"
+	ok $? "two at once: one build at a time (exits $ra, $rb; $(cat "$scratch/a.err" "$scratch/b.err" | grep -c waiting) waited)"
+	touch -d '2020-01-01' "$tree/harness/main.c"	# current again, for what follows
+else
+	skip "flock(1) not installed: builds are not serialized"
+fi
+
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
 	chmod -R go-w "$tree"
 	chmod 755 "$scratch" "$tree" "$tree/build" "$tree/harness" "$tree/scenarios" "$tree/scripts" "$tree/scripts/lib"
