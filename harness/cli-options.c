@@ -209,7 +209,8 @@ const struct mmt_cli_row mmt_cli_rows[] = {
 	  .set = set_output },
 	{ "format", NULL, format_names,
 	  "what goes to stdout: table (default, 120 columns), wide (full verdicts and details) "
-	  "or json",
+	  "or json; with --list, json is the scenarios as data (variants with their expectation "
+	  "here, options with ranges and value names), for scripts",
 	  .set = set_format },
 	{ "events", "LIST|none|list", NULL,
 	  "counters per worker: libpfm4 names (cycles, instructions, PMU::EVENT, perf:: software "

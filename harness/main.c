@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "arch/barrier.h"
+#include "catalogue.h"
 #include "cli.h"
 #include "counters.h"
 #include "exit-codes.h"
@@ -508,6 +509,14 @@ static int answer_without_running(const struct mmt_cli *cli)
 	if (cli->version) {
 		printf("mmtorture %s\n", mmt_version_string());
 		return MMT_EXIT_OK;
+	}
+	if (cli->list && cli->format == MMT_FORMAT_JSON) {
+		json_t *cat = mmt_catalogue_json(cli->scenarios, cli->nr_scenarios);
+
+		json_dumpf(cat, stdout, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+		putchar('\n');
+		json_decref(cat);
+		return fflush(stdout) ? MMT_EXIT_HARNESS : MMT_EXIT_OK;
 	}
 	if (cli->list) {
 		list_scenarios(cli);

@@ -125,6 +125,22 @@ run --list
 [ "$rc" -eq 0 ] && printf '%s' "$out" | grep -q 'broken-publish-first' &&
 	printf '%s' "$out" | grep -q 'payload-words'
 ok $? "--list: variants and options"
+human=$(printf '%s\n' "$out" | grep -c '\[')
+# The same catalogue as data: every variant the human listing has, with
+# its expectation; option ranges past 2^63 as decimal strings.
+"$MMT_BIN" --list --format json >"$scratch/cat.json"
+"${MMT_PYTHON3:-python3}" - "$scratch/cat.json" "$human" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+vs = {(s["name"], v["name"]): v for s in d["scenarios"] for v in s["variants"]}
+assert len(vs) == int(sys.argv[2]), (len(vs), sys.argv[2])
+assert vs[("msgpass", "broken-publish-first")]["expectation"] == "injected"
+assert vs[("msgpass", "mb")]["expectation"] == ("forbidden" if d["arch"] in ("x86_64", "aarch64") else "allowed")
+opts = {(s["name"], o["name"]): o for s in d["scenarios"] for o in s["options"]}
+assert opts[("litmus", "sync")]["value_names"] == ["none", "userfence", "tsc", "all"]
+assert opts[("mmrace", "target-window")]["max"] == "18446744073709551615"
+PY
+ok $? "--list --format json: the $human variants of the listing, as data"
 [ ! -e "$MMT_RESULTS_DIR" ] || [ -z "$(ls -A "$MMT_RESULTS_DIR")" ]
 ok $? "no results directory content after help, version, list"
 

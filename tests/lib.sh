@@ -52,19 +52,19 @@ get() {
 	"$MMT_VALIDATE" "$1" --get "$2"
 }
 
-# Scenario names, and a scenario's variants by kind (forbidden, allowed, injected).
+# Scenario names, and a scenario's variants by their expectation here
+# (forbidden, allowed, unknown, injected, or all), from --list --format
+# json: the scenarios as data, not the human listing.
 scenarios() {
-	"$MMT_BIN" --list | awk '/^[a-z0-9-]+: / { sub(":", "", $1); print $1 }'
+	"$MMT_BIN" --list --format json | "${MMT_PYTHON3:-python3}" -c 'import json, sys
+for s in json.load(sys.stdin)["scenarios"]:
+    print(s["name"])'
 }
-variants_of() {  # variants_of SCENARIO forbidden|allowed|injected
-	case $2 in
-	# [[] and []], not \[: gawk takes the backslashes of -v values as
-	# escapes and warns, leaving a bracket expression that matches any line
-	forbidden) tag='[[]witness forbidden here[]]' ;;
-	allowed) tag='[[]witness allowed here[]]' ;;
-	injected) tag='[[]injected fault[]]' ;;
-	esac
-	"$MMT_BIN" --list "$1" | awk -v tag="$tag" '$0 ~ tag { print $1 }'
+variants_of() {  # variants_of SCENARIO forbidden|allowed|unknown|injected|all
+	"$MMT_BIN" --list "$1" --format json | "${MMT_PYTHON3:-python3}" -c 'import json, sys
+for v in json.load(sys.stdin)["scenarios"][0]["variants"]:
+    if sys.argv[1] in ("all", v["expectation"]):
+        print(v["name"])' "$2"
 }
 
 # need_cpus N WHAT: end the test here, as one skip, when the machine has

@@ -17,7 +17,7 @@ for sc in $(scenarios); do
 	ok $? "$sc: every variant runs, exit 0 ($(printf '%s' "$err" | head -1))"
 	"$MMT_VALIDATE" "$f"
 	ok $? "$sc: results pass the schema check"
-	total=$("$MMT_BIN" --list "$sc" | grep -c '\[')
+	total=$(variants_of "$sc" all | wc -l)
 	[ "$(runs "$f" | wc -l)" -eq "$total" ]
 	ok $? "$sc: one run per variant ($total)"
 	for v in $(variants_of "$sc" forbidden); do
