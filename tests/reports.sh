@@ -225,6 +225,7 @@ assert t.tag == 'testsuite' and t.get('failures') == '1' and int(t.get('tests'))
 assert t.get('timestamp') and t.get('hostname') and t.get('time'), t.attrib
 f = t.find('.//failure')
 assert 'reproduce: ./run-scenario msgpass --variant broken-publish-first --placement cpus:' in f.text, f.text
+assert '--assume-forbidden' in f.text.split('reproduce: ')[1], f.text   # the flag that made it a failure
 assert '--seed ' in f.text and 'histogram: ' in f.text, f.text
 " "$j" && ! ls "$scratch"/res/nightly/ | grep -q accepted
 	ok $? "nightly: a forbidden witness fails the suite (exit $rc), JUnit has the reproduce command, nothing accepted"
@@ -287,8 +288,40 @@ t = ET.parse(sys.argv[1]).getroot()
 f = [x for x in t.iter('failure') if x.get('type') == 'regression']
 assert f and int(t.get('failures')) == len(f), t.attrib
 assert 'ops_per_sec' in f[0].get('message') and 'reproduce: ./run-scenario msgpass --variant mb' in f[0].text, f[0].text
-" "$scratch/j.xml"
-	ok $? "nightly: a performance regression is a JUnit failure with the reproduce command (exit $rc)"
+# the regression's own line: as many runs, compared with the same baseline
+assert 'reproduce the regression: ./run-scenario msgpass --variant mb' in f[0].text and ' --repeat 6 --output ' in f[0].text, f[0].text
+assert 'scripts/compare ' in f[0].text and '/fast -- ' in f[0].text, f[0].text
+" "$scratch/j.xml" && grep -q "reproduce: ./run-scenario msgpass .* --repeat 6 .*&& scripts/compare .*/fast -- " "$scratch/out"
+	ok $? "nightly: a performance regression is a JUnit failure with the reproduce command, repeats and compare included (exit $rc)"
+
+	# The nightly directory holds its -latest and -accepted links, and a
+	# copy and the schema are put beside: every run is counted once, and
+	# what is skipped is said (#30: 781 runs were counted for 521).
+	cp "$(ls "$scratch"/res/nightly/good-suite-latest/*.json | head -n 1)" "$scratch/res/nightly/copy.json"
+	cp "$MMT_SRCDIR/results/schema.json" "$scratch/res/nightly/"
+	real=$(python3 - "$scratch/res/nightly" <<'PY'
+import glob, json, os, sys
+seen, runs = set(), 0
+for f in glob.glob(os.path.join(sys.argv[1], "**", "*.json"), recursive=True):
+    rp = os.path.realpath(f)
+    if rp in seen or f.endswith(("copy.json", "schema.json")):
+        continue
+    seen.add(rp)
+    runs += len(json.load(open(f))["runs"])
+print(runs)
+PY
+)
+	"$S/report" "$scratch/res/nightly" -o "$scratch/nightly.html" >"$scratch/out" 2>&1
+	rc=$?
+	counted=$(python3 - "$S/lib" "$scratch/res/nightly" <<'PY'
+import io, sys
+sys.path.insert(0, sys.argv[1])
+import mmt_results as R
+print(sum(len(d["runs"]) for d in R.load_all([sys.argv[2]], say=io.StringIO())))
+PY
+)
+	[ "$rc" -eq 0 ] && [ "$counted" = "$real" ] && grep -q "skipped 1 file holding runs already read (a copy) counted once; 1 not a results document" "$scratch/out"
+	ok $? "a nightly directory with its links, a copy and the schema: $counted runs counted, $real real (report exit $rc: $(grep skipped "$scratch/out"))"
 else
 	skip "nightly runs need 2 CPUs"
 fi

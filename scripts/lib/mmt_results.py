@@ -9,9 +9,11 @@ lone surrogate in a string, nesting at most 2048 deep.  Anything else raises
 ResultsError naming the file and the field: callers turn it into exit 2.
 """
 import glob
+import hashlib
 import json
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -194,22 +196,83 @@ def load(path):
 
 
 def expand(paths):
-    """Files and directories (their *.json, recursively) in a stable order."""
-    out = []
+    """Files and directories (their *.json, recursively) in a stable order,
+    each file once however many links or paths reach it.  Returns (files,
+    found): found holds the files a directory walk found, which may be
+    other JSON (the schema, a LAVA job) and are skipped if so."""
+    out, found, seen = [], set(), set()
     for p in paths:
         if os.path.isdir(p):
-            out.extend(sorted(glob.glob(os.path.join(p, "**", "*.json"), recursive=True)))
+            names = sorted(glob.glob(os.path.join(p, "**", "*.json"), recursive=True))
         elif os.path.exists(p) or os.path.islink(p):
-            out.append(p)
+            names = [p]
         else:
             raise ResultsError(f"{p}: no such file or directory")
+        for n in names:
+            real = os.path.realpath(n)
+            if real in seen:
+                continue
+            seen.add(real)
+            out.append(n)
+            if n is not p:
+                found.add(n)
     if not out:
         raise ResultsError(f"no results files in {' '.join(paths) or '(nothing given)'}")
-    return out
+    return out, found
 
 
-def load_all(paths):
-    return [load(p) for p in expand(paths)]
+def identity(doc):
+    """One invocation's results, wherever a copy of its file lies: the
+    document's content (metadata, its seed and start time among it, and
+    every run), so copies count once and distinct documents never merge."""
+    body = {k: v for k, v in doc.items() if not k.startswith("_")}
+    return hashlib.sha1(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def load_all(paths, say=None):
+    """Every results document under paths, each invocation's runs once:
+    links (nightly's -latest and -accepted) and copies of a file count once,
+    and JSON found in a directory that is not a results document (the
+    schema itself, say) is skipped.  What was skipped goes to say (stderr
+    by default), one line."""
+    files, found = expand(paths)
+    docs, ids, other, dups = [], set(), [], 0
+    for f in files:
+        if f in found and not _is_results_document(f):
+            other.append(f)
+            continue
+        d = load(f)
+        key = identity(d)
+        if key in ids:
+            dups += 1
+            continue
+        ids.add(key)
+        docs.append(d)
+    if other or dups:
+        parts = ([f"{dups} file{'s' * (dups != 1)} holding runs already read (a copy) counted once"] if dups else []) + \
+                ([f"{len(other)} not a results document ({', '.join(other[:3])}{', ...' if len(other) > 3 else ''})"]
+                 if other else [])
+        print(f"{os.path.basename(sys.argv[0])}: skipped {'; '.join(parts)}", file=say or sys.stderr)
+    if not docs:
+        raise ResultsError(f"no results documents in {' '.join(paths)}")
+    return docs
+
+
+def _is_results_document(path):
+    """A JSON object with schema_version: a results document, damaged or not
+    (damage is load()'s to report); anything else found in a directory is not."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4096)
+            if not head.lstrip().startswith(b"{"):
+                return True     # not JSON at all: load() says what is wrong with it
+            if re.match(rb'\s*\{\s*"schema_version"\s*:', head):
+                return True     # the harness writes it first
+            f.seek(0)
+            doc = json.loads(f.read())
+    except (OSError, ValueError, UnicodeDecodeError):
+        return True
+    return isinstance(doc, dict) and "schema_version" in doc
 
 
 def u64(v):
