@@ -294,6 +294,27 @@ assert 'scripts/compare ' in f[0].text and '/fast -- ' in f[0].text, f[0].text
 " "$scratch/j.xml" && grep -q "reproduce: ./run-scenario msgpass .* --repeat 6 .*&& scripts/compare .*/fast -- " "$scratch/out"
 	ok $? "nightly: a performance regression is a JUnit failure with the reproduce command, repeats and compare included (exit $rc)"
 
+	# A night cut short is marked and never becomes -latest (#30: an
+	# interrupted night left an empty directory that latest pointed at).
+	printf '%s\n' "msgpass --variant mb --duration 30s --repeat 1" >"$scratch/long-suite"
+	before=$(readlink "$scratch/res/nightly/long-suite-latest" 2>/dev/null)
+	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/long-suite" --runner "$MMT_BIN" >"$scratch/out" 2>&1 &
+	pid=$!
+	n=0
+	while ! ls -d "$scratch"/res/nightly/long-suite-2* >/dev/null 2>&1 && [ $n -lt 500 ]; do
+		sleep 0.02
+		n=$((n + 1))
+	done
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	night=$(ls -d "$scratch"/res/nightly/long-suite-2* 2>/dev/null | head -n 1)
+	[ "$rc" -eq 130 ] && [ -n "$night" ] && [ -e "$night/INTERRUPTED" ] &&
+		[ "$(readlink "$scratch/res/nightly/long-suite-latest" 2>/dev/null)" = "$before" ]
+	ok $? "nightly stopped mid-night: exit $rc, the night marked INTERRUPTED, -latest untouched ($(readlink "$scratch/res/nightly/long-suite-latest" 2>/dev/null || echo none))"
+	rm -rf "$night"
+
 	# The nightly directory holds its -latest and -accepted links, and a
 	# copy and the schema are put beside: every run is counted once, and
 	# what is skipped is said (#30: 781 runs were counted for 521).
