@@ -11,8 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* getopt's value for a common option is its row; a scenario option's is
- * this base plus its slot in cli->opts. */
+/* getopt's value for a common option is OPT_ROW_BASE plus its row (clear
+ * of ':', '?' and 'h'); a scenario option's is OPT_SCENARIO_BASE plus its
+ * slot in cli->opts. */
+#define OPT_ROW_BASE 0x100
 #define OPT_SCENARIO_BASE 0x200
 
 static int error(char *err, size_t errlen, const char *msg)
@@ -371,13 +373,13 @@ static int build_longopts(struct mmt_cli *cli, struct option *out, char *err, si
 {
 	unsigned n = 0;
 
-	if (mmt_cli_nr_rows > 64)
+	if (mmt_cli_nr_rows > 64)	/* seen[] in read_options; values below OPT_SCENARIO_BASE */
 		return error(err, errlen, "internal limit: more than 64 common options");
 	for (unsigned i = 0; i < mmt_cli_nr_rows; i++)
 		out[n++] = (struct option){ mmt_cli_rows[i].name,
 					    mmt_cli_rows[i].arg || mmt_cli_rows[i].values ? required_argument
 											   : no_argument,
-					    NULL, (int)i };
+					    NULL, OPT_ROW_BASE + (int)i };
 	if (collect_scenario_opts(cli, out + n, err, errlen))
 		return -1;
 	n += cli->nr_opts;
@@ -394,16 +396,18 @@ static int check_spelling(int argc, char **argv, const struct option *longopts, 
 			  size_t errlen)
 {
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *name = a + 2;
-		size_t len = strcspn(name, "=");
+		const char *a = argv[i], *name;
 		const struct option *o;
 		struct mmt_closest near;
 		char hint[160], word[128];
+		size_t len;
 
-		if (!strcmp(a, "--"))
-			return 0;
+		if (!strcmp(a, "--") || !strcmp(a, "-h"))
+			return 0;	/* the end of options; -h acts alone as --help does */
 		if (strncmp(a, "--", 2))
 			continue;
+		name = a + 2;
+		len = strcspn(name, "=");
 		for (o = longopts; o->name; o++)
 			if (strlen(o->name) == len && !strncmp(o->name, name, len))
 				break;
@@ -416,7 +420,7 @@ static int check_spelling(int argc, char **argv, const struct option *longopts, 
 				 mmt_closest_hint(&near, "--", hint, sizeof(hint)));
 			return -1;
 		}
-		if (o->val < OPT_SCENARIO_BASE && mmt_cli_rows[o->val].acts_alone)
+		if (o->val < OPT_SCENARIO_BASE && mmt_cli_rows[o->val - OPT_ROW_BASE].acts_alone)
 			return 0;
 		if (o->has_arg == required_argument && !name[len])
 			i++;	/* its value, whatever it looks like */
@@ -485,7 +489,7 @@ static int read_options(int argc, char **argv, struct mmt_cli *cli, const struct
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		if (c == 'h')
-			c = (int)(mmt_cli_row_find("help") - mmt_cli_rows);
+			c = OPT_ROW_BASE + (int)(mmt_cli_row_find("help") - mmt_cli_rows);
 		if (c == ':') {
 			snprintf(err, errlen, "option %s needs a value", argv[optind - 1]);
 			return -1;
@@ -499,6 +503,7 @@ static int read_options(int argc, char **argv, struct mmt_cli *cli, const struct
 				return -1;
 			continue;
 		}
+		c -= OPT_ROW_BASE;
 		if (take_common(cli, c, optarg, seen, err, errlen))
 			return -1;
 		if (mmt_cli_rows[c].acts_alone)

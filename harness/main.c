@@ -248,12 +248,16 @@ static void count(struct totals *tot, const struct mmt_record *rec, int signo)
 	case MMT_STATUS_HUNG: tot->errors++; tot->hung = true; break;
 	case MMT_STATUS_INCONCLUSIVE: tot->inconclusive++; break;
 	case MMT_STATUS_INVALID: tot->invalid++; break;
-	case MMT_STATUS_INTERRUPTED: tot->interrupted_sig = signo; break;
+	case MMT_STATUS_INTERRUPTED: break;
 	case MMT_NR_STATUS: break;
 	}
 	if (rec->measured && rec->status != MMT_STATUS_HUNG && rec->status != MMT_STATUS_INVALID && rec->injected &&
 	    !rec->witnesses)
 		tot->injected_missed++;
+	/* Whatever the run's status (a witness outranks the interruption),
+	 * the signal ends the invocation. */
+	if (signo)
+		tot->interrupted_sig = signo;
 }
 
 static int pending_signal(const sigset_t *sigs)
@@ -483,6 +487,7 @@ struct invocation {
 	struct totals tot;
 	struct mmt_results_writer out;
 	json_t *doc, *table_runs;	/* the results' document; the table's slim rows */
+	json_t *witnessed;	/* each witnessed run's identity, whatever the table keeps */
 	uint64_t seed;
 	unsigned run_index, omitted;
 	struct mmt_progress progress;
@@ -648,6 +653,7 @@ static int prepare(struct invocation *inv, int argc, char **argv, char *err, siz
 	inv->doc = json_pack("{s:i,s:o,s:b}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
 			     mmt_metadata_collect(argc, argv, inv->seed, &inv->topo), "interrupted", 0);
 	inv->table_runs = json_array();
+	inv->witnessed = json_array();
 	if (inv->to_stdout)
 		mmt_results_open(&inv->out, NULL, err, len);
 	return 0;
@@ -687,6 +693,11 @@ static int run_one(struct invocation *inv, const struct mmt_scenario *sc, unsign
 		json_decref(json);
 		return MMT_EXIT_HARNESS;
 	}
+	if (rec.status == MMT_STATUS_WITNESSED)
+		json_array_append_new(inv->witnessed, json_pack("{s:s,s:s,s:s,s:i,s:O}", "scenario", sc->name,
+								"variant", v->name, "placement", pl->name,
+								"repeat", rep, "witnesses",
+								json_object_get(json, "witnesses")));
 	if (inv->to_stdout || cli->format != MMT_FORMAT_JSON)
 		keep_for_table(inv->table_runs, json, rec.status, events_on && cli->events, &inv->omitted);
 	json_decref(json);
@@ -773,13 +784,12 @@ static void say_witnessed(const json_t *rows)
 	const json_t *r;
 
 	json_array_foreach(rows, i, r)
-		if (!strcmp(json_string_value(json_object_get(r, "status")), "witnessed"))
-			fprintf(stderr, "mmtorture: FORBIDDEN AND SEEN, not in any file: %s %s %s rep %lld, %lld witnesses (exit 1)\n",
-				json_string_value(json_object_get(r, "scenario")),
-				json_string_value(json_object_get(r, "variant")),
-				json_string_value(json_object_get(r, "placement")),
-				(long long)json_integer_value(json_object_get(r, "repeat")),
-				(long long)json_integer_value(json_object_get(json_object_get(r, "witnesses"), "count")));
+		fprintf(stderr, "mmtorture: FORBIDDEN AND SEEN, not in any file: %s %s %s rep %lld, %lld witnesses (exit 1)\n",
+			json_string_value(json_object_get(r, "scenario")),
+			json_string_value(json_object_get(r, "variant")),
+			json_string_value(json_object_get(r, "placement")),
+			(long long)json_integer_value(json_object_get(r, "repeat")),
+			(long long)json_integer_value(json_object_get(json_object_get(r, "witnesses"), "count")));
 }
 
 /* The summary, the results file, the table; the exit code. */
@@ -806,7 +816,7 @@ static int finish(struct invocation *inv)
 		/* The verdict comes before storage: what was seen is said,
 		 * and still decides the exit code. */
 		if (code == MMT_EXIT_WITNESSED)
-			say_witnessed(inv->table_runs);
+			say_witnessed(inv->witnessed);
 		else
 			code = MMT_EXIT_HARNESS;
 	}
@@ -835,6 +845,7 @@ static int finish(struct invocation *inv)
 			code = MMT_EXIT_HARNESS;
 	}
 	json_decref(inv->doc);
+	json_decref(inv->witnessed);
 	return code;
 }
 

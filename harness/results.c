@@ -169,6 +169,11 @@ static int lock_target(struct mmt_results_writer *w, const char *dir, char *err,
 	lock_name(w, dir);
 	for (int tries = 0; tries < 8; tries++) {
 		int fd = open(w->lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+		/* Another user's lock file (left by a killed run): flock works
+		 * on a descriptor opened for reading as well. */
+		if (fd < 0 && errno == EACCES)
+			fd = open(w->lock, O_RDONLY | O_CLOEXEC);
 		struct stat held, named;
 		char owner[24] = "?";
 		ssize_t n;
@@ -346,8 +351,10 @@ int mmt_results_finish(struct mmt_results_writer *w, const json_t *frame, char *
 	struct stat st;
 	int rc = 0;
 
-	if (mmt_results_validate_frame(frame, w->nruns, err, len))
+	if (mmt_results_validate_frame(frame, w->nruns, err, len)) {
+		mmt_results_abandon(w);
 		return -1;
+	}
 	fputs(w->nruns ? "\n  ]" : "]", w->f);
 	json_object_foreach((json_t *)frame, key, v) {
 		char *k;

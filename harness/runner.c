@@ -271,17 +271,22 @@ static bool all_finished(unsigned n)
 
 /* The workers that did not stop, and the phase each is in (mmt_worker_at):
  * "where it was", so a hang can be told from a slow loop and found. */
-static void report_hang(const struct mmt_run *run, struct mmt_run_outcome *out)
+static void report_hang(const struct mmt_run *run, struct mmt_run_outcome *out, bool starting)
 {
 	unsigned n = run->nr_workers;
 	const char *sep = "";
 	int len;
 
 	out->end = MMT_END_HUNG;
-	len = snprintf(out->error, sizeof(out->error),
-		       "%u of %u workers did not stop within %llu s of the stop request:",
-		       n - __atomic_load_n(&sync_state.finished, __ATOMIC_ACQUIRE), n,
-		       HANG_GRACE_NS / 1000000000ull);
+	if (starting)
+		len = snprintf(out->error, sizeof(out->error), "%u of %u workers did not start within %llu s:",
+			       n - __atomic_load_n(&sync_state.armed, __ATOMIC_ACQUIRE), n,
+			       HANG_GRACE_NS / 1000000000ull);
+	else
+		len = snprintf(out->error, sizeof(out->error),
+			       "%u of %u workers did not stop within %llu s of the stop request:",
+			       n - __atomic_load_n(&sync_state.finished, __ATOMIC_ACQUIRE), n,
+			       HANG_GRACE_NS / 1000000000ull);
 	for (unsigned i = 0; i < n && len > 0 && (size_t)len < sizeof(out->error); i++) {
 		const struct mmt_worker *w = &run->workers[i];
 		const char *where = __atomic_load_n(&w->where, __ATOMIC_RELAXED);
@@ -308,7 +313,7 @@ static bool wait_armed(struct mmt_run *run, const sigset_t *sigs, struct mmt_run
 
 		if (mmt_now_ns() - since > HANG_GRACE_NS) {
 			mmt_request_stop();
-			report_hang(run, out);
+			report_hang(run, out, true);
 			return false;
 		}
 		sig = wait_signal(sigs, 1000000ull);
@@ -344,7 +349,7 @@ static void supervise(struct mmt_run *run, const pthread_t *threads, uint64_t du
 		if (next_move_in(now - start, moves_done) < slice)
 			slice = next_move_in(now - start, moves_done);
 		if (stop_at && now - stop_at > HANG_GRACE_NS) {
-			report_hang(run, out);
+			report_hang(run, out, false);
 			return;
 		}
 		if (!stop_at && duration_ns) {

@@ -116,6 +116,15 @@ has "case msgpass.mb.same-node.0 --result pass --measurement 100 --units message
 	has "case msgpass.mb.same-node.6 --result fail --measurement 100 --units messages/s" && [ "$rc" -eq 1 ]
 ok $? "each case takes the result --cases gives it (the verdict table's); a line without one fails"
 
+# --- ARGS replace the line's own use of an option (the harness refuses one given
+# twice): the line's --duration 50ms and --events none give way to ARGS' -----------
+lava "$scratch/one" -- --duration 120ms --events=none
+f=$(ls "$scratch"/res/*-msgpass.json 2>/dev/null | head -n 1)
+[ "$rc" -eq 0 ] && has "case msgpass.exit-code --result pass --measurement 0 --units exit" && [ -n "$f" ] &&
+	[ "$(get "$f" runs.0.integrity.requested_ns)" = 120000000 ] &&
+	grep -q "run-suite: msgpass: .* msgpass --variant mb --duration 120ms --events=none --output" "$scratch/out"
+ok $? "ARGS --duration 120ms replaces the line's --duration 50ms (rc $rc: $(grep 'run-suite: msgpass:' "$scratch/out" | head -n 1))"
+
 # --- a line that hangs is stopped at the bound and fails ----------------------------
 printf '#!/bin/sh\nexec sleep 300\n' >"$scratch/hang"
 chmod +x "$scratch/hang"

@@ -33,4 +33,24 @@ for sig in INT TERM QUIT; do
 	ok $? "SIG$sig: no temp file left"
 done
 
+# A signal during a run that saw a forbidden witness still ends the
+# invocation: the witness decides the exit code (1), the runs after it are
+# not started, and the document says it was interrupted.
+"$MMT_BIN" msgpass --variant broken-publish-first --assume-forbidden --duration 60s --repeat 3 \
+	--output "$scratch/sig-witness.json" >"$scratch/out" 2>&1 &
+pid=$!
+n=0
+while [ "$(ls /proc/$pid/task 2>/dev/null | wc -l)" -lt 3 ] && [ $n -lt 500 ]; do
+	sleep 0.02
+	n=$((n + 1))
+done
+sleep 1
+kill -s TERM "$pid"
+t0=$(date +%s)
+wait "$pid"
+rc=$?
+[ "$rc" -eq 1 ] && [ $(($(date +%s) - t0)) -lt 30 ] && [ "$(runs "$scratch/sig-witness.json" | wc -l)" -eq 1 ] &&
+	grep -q '"interrupted": true' "$scratch/sig-witness.json"
+ok $? "SIGTERM during a witnessed run: exit $rc (the witness), one run, marked interrupted, the other repeats not started"
+
 done_testing

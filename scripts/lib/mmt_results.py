@@ -264,14 +264,16 @@ def _is_results_document(path):
     try:
         with open(path, "rb") as f:
             head = f.read(4096)
-            if not head.lstrip().startswith(b"{"):
-                return True     # not JSON at all: load() says what is wrong with it
             if re.match(rb'\s*\{\s*"schema_version"\s*:', head):
                 return True     # the harness writes it first
             f.seek(0)
             doc = json.loads(f.read())
-    except (OSError, ValueError, UnicodeDecodeError):
-        return True
+    except OSError:
+        return True             # load() says what is wrong with it
+    except (ValueError, UnicodeDecodeError):
+        # Not JSON: a damaged results file or something else; a file that
+        # says nothing of schema_version is something else.
+        return b"schema_version" in head
     return isinstance(doc, dict) and "schema_version" in doc
 
 

@@ -22,11 +22,14 @@ def require(module, package):
         return
     except ImportError:
         pass
-    here = os.path.realpath(sys.executable)
-    again = bool(os.environ.get("MMT_PYTHON_REEXEC"))
+    # Compared by path, not resolved: a virtualenv's python3 is a link to
+    # the very interpreter it hides the system's packages from.
+    here = os.path.abspath(sys.executable)
+    # Read once and dropped: scripts this one starts may need their own.
+    again = bool(os.environ.pop("MMT_PYTHON_REEXEC", None))
     if not again:
         for cand in (os.environ.get("MMT_PYTHON3"), shutil.which("python3"), *CANDIDATES):
-            if not cand or not os.path.isfile(cand) or os.path.realpath(cand) == here:
+            if not cand or not os.path.isfile(cand) or os.path.abspath(cand) == here:
                 continue
             ok = subprocess.run([cand, "-c", f"import {module}"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, check=False).returncode == 0
