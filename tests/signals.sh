@@ -6,17 +6,22 @@
 
 need_cpus 2 "a scenario run"
 
+# wait_threads PID: until the run is under way (the worker threads exist),
+# 10 s at most.
+wait_threads() {
+	n=0
+	while [ "$(ls /proc/$1/task 2>/dev/null | wc -l)" -lt 3 ] && [ $n -lt 500 ]; do
+		sleep 0.02
+		n=$((n + 1))
+	done
+}
+
 for sig in INT TERM QUIT; do
 	out_file="$scratch/sig-$sig.json"
 	"$MMT_BIN" msgpass --variant mb,release-acquire --duration 60s --output "$out_file" \
 		>"$scratch/out" 2>&1 &
 	pid=$!
-	# Wait until the run is under way (the worker threads exist), then signal.
-	n=0
-	while [ "$(ls /proc/$pid/task 2>/dev/null | wc -l)" -lt 3 ] && [ $n -lt 500 ]; do
-		sleep 0.02
-		n=$((n + 1))
-	done
+	wait_threads "$pid"
 	kill -s "$sig" "$pid"
 	wait "$pid"
 	rc=$?
@@ -39,11 +44,7 @@ done
 "$MMT_BIN" msgpass --variant broken-publish-first --assume-forbidden --duration 60s --repeat 3 \
 	--output "$scratch/sig-witness.json" >"$scratch/out" 2>&1 &
 pid=$!
-n=0
-while [ "$(ls /proc/$pid/task 2>/dev/null | wc -l)" -lt 3 ] && [ $n -lt 500 ]; do
-	sleep 0.02
-	n=$((n + 1))
-done
+wait_threads "$pid"
 sleep 1
 kill -s TERM "$pid"
 t0=$(date +%s)
