@@ -46,13 +46,24 @@ ok $? "litmus: SB still seen through qemu ($seen, try $try)"
 # msgpass and the ring by count (both sides take part in every message and
 # item: a loaded machine's time slices cannot leave a run without a race),
 # the free-running seqcount by time; as tests/checker-proof.sh does.
+# Correct variants must pass on every try; an injected fault's window is
+# one cache-line transfer wide, and under qemu-user beside stress-ng --cpu 4
+# the ring's publish-first fault went unseen in up to 8 runs of 20 (a
+# consumer that starts behind its producer reads only written items): up
+# to 5 bounded tries for the catch, each said.
 for how in "msgpass --iterations 20000" "ring --iterations 100k" "seqcount --duration 200ms"; do
 	sc=${how%% *}
-	# shellcheck disable=SC2086
-	A $how --variant all --events none --output "$scratch/$sc.json"
-	[ "$rc" -eq 0 ] && ! runs "$scratch/$sc.json" | grep -q ' witnessed ' &&
-		[ "$(get "$scratch/$sc.json" summary.injected_missed)" -eq 0 ]
-	ok $? "$sc: correct variants pass, injected faults caught (exit $rc)"
+	for try in 1 2 3 4 5; do
+		# shellcheck disable=SC2086
+		A $how --variant all --events none --output "$scratch/$sc.json"
+		clean=1
+		{ [ "$rc" -eq 0 ] && ! runs "$scratch/$sc.json" | grep -q ' witnessed '; } || clean=0
+		missed=$(get "$scratch/$sc.json" summary.injected_missed 2>/dev/null || echo 1)
+		[ "$clean" = 0 ] || [ "$missed" -eq 0 ] && break
+		echo "# try $try: $sc missed $missed injected fault(s)"
+	done
+	[ "$clean" = 1 ] && [ "$missed" -eq 0 ]
+	ok $? "$sc: correct variants pass, injected faults caught (exit $rc, try $try)"
 done
 
 done_testing
