@@ -7,8 +7,16 @@
 
 #include <jansson.h>
 
+#include "cli.h"
+
 struct mmt_scenario;
 
 json_t *mmt_catalogue_json(const struct mmt_scenario *const *scenarios, unsigned n);
+
+/* The same for the scenarios and variants an invocation ran, for the
+ * results' "catalogue": what the analysis reads units, directions and
+ * families from.  variants[s]: indexes into scenarios[s]->variants. */
+json_t *mmt_catalogue_selected_json(const struct mmt_scenario *const *scenarios, unsigned n,
+				    const unsigned (*variants)[MMT_MAX_VARIANTS], const unsigned *nr_variants);
 
 #endif

@@ -134,21 +134,43 @@ json_t *mmt_health_end(struct mmt_kernel_health *h)
 			 "log_readable", h->kmsg_fd >= 0, "new_log_lines", lines, "splat", splat);
 }
 
+/* Where the running kernel's config is read from: $MMT_KERNEL_CONFIG (a
+ * kernel built elsewhere, or a test), /boot/config-RELEASE, or
+ * /proc/config.gz (gzip -dc). */
+const char *mmt_kernel_config_path(void)
+{
+	static char path[300];
+	const char *env = getenv("MMT_KERNEL_CONFIG");
+	struct utsname u;
+
+	if (env && *env)
+		return env;
+	uname(&u);
+	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+	if (access(path, R_OK) && !access("/proc/config.gz", R_OK))
+		return "/proc/config.gz";
+	return path;
+}
+
 json_t *mmt_kernel_config(const char *const *options)
 {
-	char path[300], line[512];
-	struct utsname u;
+	const char *path = mmt_kernel_config_path();
+	size_t plen = strlen(path);
+	char line[512];
 	FILE *f;
 	bool piped = false;
 	json_t *o;
 
-	uname(&u);
-	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-	f = fopen(path, "r");
-	if (!f && !access("/proc/config.gz", R_OK)) {
-		/* gzip from the base system rather than a zlib dependency */
-		f = popen("gzip -dc /proc/config.gz 2>/dev/null", "r");
+	if (plen > 3 && !strcmp(path + plen - 3, ".gz")) {
+		/* gzip from the base system rather than a zlib dependency;
+		 * the path is ours or the user's own variable */
+		char cmd[400];
+
+		snprintf(cmd, sizeof(cmd), "gzip -dc '%s' 2>/dev/null", path);
+		f = strchr(path, '\'') || access(path, R_OK) ? NULL : popen(cmd, "r");
 		piped = f != NULL;
+	} else {
+		f = fopen(path, "r");
 	}
 	if (!f)
 		return json_null();
@@ -164,9 +186,10 @@ json_t *mmt_kernel_config(const char *const *options)
 				json_object_set_new(o, *opt, json_string(line + n + 1));
 		}
 	}
-	if (piped)
-		pclose(f);
-	else
-		fclose(f);
+	if (piped ? pclose(f) != 0 : fclose(f) != 0) {
+		/* A config that could not be read whole says nothing */
+		json_decref(o);
+		return json_null();
+	}
 	return o;
 }

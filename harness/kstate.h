@@ -30,6 +30,8 @@ json_t *mmt_health_end(struct mmt_kernel_health *h);
 /* CONFIG_ options from /proc/config.gz or /boot/config-<release>:
  * {"CONFIG_X": "y"|"m"|value|"not set"} or null if no config is found. */
 json_t *mmt_kernel_config(const char *const *options);
+/* The file mmt_kernel_config() reads (it may not exist). */
+const char *mmt_kernel_config_path(void);
 
 /* Sysctls changed for a run: journaled, restored on every exit (sysctl.h). */
 #include "sysctl.h"

@@ -17,6 +17,7 @@
 
 #include "arch/barrier.h"
 #include "catalogue.h"
+#include "descriptor.h"
 #include "cli.h"
 #include "counters.h"
 #include "exit-codes.h"
@@ -93,7 +94,8 @@ static void list_scenarios(const struct mmt_cli *cli)
 					  : "witness allowed here";
 
 			snprintf(prefix, sizeof(prefix), "    %-22s ", var->name);
-			snprintf(text, sizeof(text), "%s [%s]", var->help, tag);
+			snprintf(text, sizeof(text), "%s%s%s [%s]", var->help, var->hunts ? ". Hunts " : "",
+				 var->hunts ? var->hunts : "", tag);
 			mmt_term_wrap(stdout, width, prefix, hang, text);
 		}
 		if (sc->nr_options)
@@ -295,6 +297,41 @@ static int plan_threads(const struct mmt_topology *topo, const struct mmt_scenar
 	return 1;
 }
 
+/* Workers asked for: the variant's own count, --threads, the CPUs named,
+ * or the scenario's default. */
+static unsigned asked_threads(const struct mmt_cli *cli, const struct mmt_scenario *sc,
+			      const struct mmt_variant *v, const struct mmt_placement *pl)
+{
+	return v->threads ? v->threads : cli->threads ? cli->threads
+	       : pl->kind == MMT_PLACE_CPUS ? (unsigned)pl->nr_cpus : sc->default_threads;
+}
+
+/* One run's plan: *threads (asked for on entry), cpus[] and *mem_node, or
+ * 1 with why it is skipped: the scenario's needs, the placement, memory. */
+static int plan_one(const struct mmt_topology *topo, const struct mmt_cli *cli, const struct mmt_scenario *sc,
+		    const struct mmt_variant *v, const struct mmt_placement *pl, unsigned *threads, int *cpus,
+		    int *mem_node, char *why, size_t len)
+{
+	if (mmt_needs_unmet(sc, why, len) ||
+	    plan_threads(topo, sc, pl, !v->threads && !cli->threads, threads, cpus, why, len))
+		return 1;
+	*mem_node = choose_mem_node(topo, cli, cpus[0], why, len);
+	return *mem_node < 0;
+}
+
+/* The placements scenario s runs at: the command's, or the scenario's own
+ * default when none was given (parsed into *own; checked in check_input). */
+static const struct mmt_placement *placements_of(const struct mmt_cli *cli, const struct mmt_scenario *sc,
+						 struct mmt_placement *own)
+{
+	char why[256];
+
+	if (cli->placement_defaulted && sc->default_placement &&
+	    !mmt_placement_parse(sc->default_placement, own, why, sizeof(why)))
+		return own;
+	return cli->placements;
+}
+
 /* The run itself and the probe after it, into rec (probe_before is its). */
 static void execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns, const sigset_t *sigs,
 		    json_t *probe_before, struct totals *tot, struct mmt_record *rec)
@@ -334,8 +371,7 @@ static bool do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
 {
 	static int cpus[MMT_MAX_CPUS];
 	uint64_t opt[MMT_MAX_OPTIONS];
-	unsigned threads = v->threads ? v->threads : cli->threads ? cli->threads
-			 : pl->kind == MMT_PLACE_CPUS ? (unsigned)pl->nr_cpus : sc->default_threads;
+	unsigned threads = asked_threads(cli, sc, v, pl);
 	char reason[256];
 	struct mmt_run run = { 0 };
 	struct mmt_probe_status pst;
@@ -346,8 +382,7 @@ static bool do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
 		opt[k] = mmt_cli_option_value(cli, &sc->options[k]);
 	mmt_record_init(rec, sc, v, pl->name, rep, threads, seed, opt, is_forbidden(v));
 	tot->runs++;
-	if (plan_threads(topo, sc, pl, !v->threads && !cli->threads, &threads, cpus, reason, sizeof(reason)) ||
-	    (mem_node = choose_mem_node(topo, cli, cpus[0], reason, sizeof(reason))) < 0) {
+	if (plan_one(topo, cli, sc, v, pl, &threads, cpus, &mem_node, reason, sizeof(reason))) {
 		mmt_record_set_reason(rec, reason);
 		count(tot, rec, 0);
 		return true;
@@ -718,14 +753,9 @@ static int run_all(struct invocation *inv)
 	mmt_progress_start(&inv->progress, cli->progress, STDERR_FILENO, nr_runs, cli->duration_ns);
 	for (unsigned s = 0; s < cli->nr_scenarios && !rc && !inv->tot.hung; s++) {
 		const struct mmt_scenario *sc = cli->scenarios[s];
-		const struct mmt_placement *placements = cli->placements;
 		struct mmt_placement own;
-		char why[256];
+		const struct mmt_placement *placements = placements_of(cli, sc, &own);
 
-		/* Checked before anything was opened (check_input). */
-		if (cli->placement_defaulted && sc->default_placement &&
-		    !mmt_placement_parse(sc->default_placement, &own, why, sizeof(why)))
-			placements = &own;
 		for (unsigned p = 0; p < cli->nr_placements && !rc && !inv->tot.hung; p++)
 			for (unsigned r = 0; r < cli->repeat && !rc && !inv->tot.hung; r++)
 				for (unsigned k = 0; k < cli->nr_variants[s] && !rc && !inv->tot.hung; k++)
@@ -745,26 +775,21 @@ static int dry_run(struct invocation *inv)
 	mmt_topology_apply_affinity(&inv->topo);
 	for (unsigned s = 0; s < cli->nr_scenarios; s++) {
 		const struct mmt_scenario *sc = cli->scenarios[s];
-		const struct mmt_placement *placements = cli->placements;
 		struct mmt_placement own;
+		const struct mmt_placement *placements = placements_of(cli, sc, &own);
 		char why[256];
 
-		if (cli->placement_defaulted && sc->default_placement &&
-		    !mmt_placement_parse(sc->default_placement, &own, why, sizeof(why)))
-			placements = &own;
 		for (unsigned p = 0; p < cli->nr_placements; p++)
 			for (unsigned r = 0; r < cli->repeat; r++)
 				for (unsigned k = 0; k < cli->nr_variants[s]; k++) {
 					const struct mmt_variant *v = &sc->variants[cli->variants[s][k]];
 					const struct mmt_placement *pl = &placements[p];
-					unsigned threads = v->threads ? v->threads : cli->threads ? cli->threads
-							 : pl->kind == MMT_PLACE_CPUS ? (unsigned)pl->nr_cpus
-							 : sc->default_threads;
+					unsigned threads = asked_threads(cli, sc, v, pl);
+					int mem_node;
 
 					printf("%s %s %s %u ", sc->name, v->name, pl->name, r);
-					if (plan_threads(&inv->topo, sc, pl, !v->threads && !cli->threads, &threads, cpus,
-							 why, sizeof(why)) ||
-					    choose_mem_node(&inv->topo, cli, cpus[0], why, sizeof(why)) < 0) {
+					if (plan_one(&inv->topo, cli, sc, v, pl, &threads, cpus, &mem_node, why,
+						     sizeof(why))) {
 						printf("skipped: %s\n", why);
 						continue;
 					}
@@ -803,6 +828,9 @@ static int finish(struct invocation *inv)
 
 	json_object_set_new(json_object_get(inv->doc, "metadata"), "sysctl_journal", mmt_sysctl_journal_json());
 	json_object_set_new(inv->doc, "interrupted", json_boolean(tot->interrupted_sig != 0));
+	json_object_set_new(inv->doc, "catalogue",
+			    mmt_catalogue_selected_json(cli->scenarios, cli->nr_scenarios, cli->variants,
+							cli->nr_variants));
 	json_object_set_new(inv->doc, "summary", json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
 							   "runs", tot->runs, "ok", tot->ok,
 							   "skipped", tot->skipped, "errors", tot->errors,

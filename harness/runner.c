@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "runner.h"
+#include "descriptor.h"
 #include "integrity.h"
 #include "arch/barrier.h"
 #include "clock.h"
 #include "parse.h"
 #include "placement-track.h"
+#include "sysctl.h"
 #include "topology.h"
 
 #include <errno.h>
@@ -412,6 +414,7 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 			return;
 		}
 	}
+	mmt_sysctl_scenario(sc->needs.sysctls, true);
 	if (sc->prepare && sc->prepare(run)) {
 		out->end = MMT_END_ERROR;
 		snprintf(out->error, sizeof(out->error), "%s: prepare failed", sc->name);
@@ -456,8 +459,11 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		started++;
 	}
 	supervise(run, threads, duration_ns, stop_signals, out);
-	if (out->end == MMT_END_HUNG)
-		return; /* workers still spin on shared memory: leave it mapped */
+	if (out->end == MMT_END_HUNG) {
+		/* workers still spin on shared memory: leave it mapped */
+		mmt_sysctl_scenario(NULL, false);
+		return;
+	}
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	if (run->events)
@@ -482,10 +488,15 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		for (unsigned o = 0; o < MMT_MAX_OUTCOMES; o++)
 			run->outcomes[o] += run->workers[i].outcomes[o];
 	sc->verify(run);
+	/* A metric the descriptor does not declare is a harness bug: no
+	 * reader would know its unit or which way is better. */
+	if (mmt_metrics_check(sc, run->metrics, out->error, sizeof(out->error)))
+		out->end = MMT_END_ERROR;
 	record_harness_figures(run);
 	if (sc->cleanup)
 		sc->cleanup(run);
 free_mem:
+	mmt_sysctl_scenario(NULL, false);
 	free_shared(run->shared, run->shared_size);
 	run->shared = NULL;
 	free(threads);

@@ -37,6 +37,21 @@
 #define MMT_ARCH_ALL (MMT_ARCH_X86_64 | MMT_ARCH_AARCH64 | MMT_ARCH_GENERIC)
 unsigned mmt_this_arch(void);
 
+/* What a variant is built from, for the hand-rolled : liburcu : C11
+ * tables and the reports' colours.  Every variant declares one. */
+enum mmt_family {
+	MMT_FAMILY_UNDECLARED,	/* refused by the catalogue's tests */
+	MMT_FAMILY_HAND_ROLLED,	/* this project's per-arch primitives */
+	MMT_FAMILY_LIBURCU,
+	MMT_FAMILY_C11,
+	MMT_FAMILY_LOCK,	/* a lock instead of ordering */
+	MMT_FAMILY_UNORDERED,	/* no ordering at all: the baseline */
+	MMT_FAMILY_INJECTED,	/* a deliberately broken variant */
+	MMT_FAMILY_KERNEL,	/* exercises the kernel, not a primitive */
+	MMT_NR_FAMILIES
+};
+const char *mmt_family_name(enum mmt_family f);
+
 struct mmt_variant {
 	const char *name;
 	const char *help;
@@ -52,6 +67,62 @@ struct mmt_variant {
 	/* Nothing says whether a witness is allowed (a litmus test without a
 	 * Result line): the verdict says "expected unknown", never "allowed". */
 	bool no_expectation;
+	enum mmt_family family;
+	/* Variants of one scenario with the same "compares" implement the
+	 * same thing in different families: a row of the ratio tables
+	 * ("full barrier both sides"); NULL: in no row. */
+	const char *compares;
+	/* The upstream fix whose bug this variant hunts: "<12-hex id> <title>";
+	 * NULL: none. */
+	const char *hunts;
+};
+
+/* A scenario's own number in run->metrics, declared where it is made: the
+ * runner refuses a record with an undeclared or mistyped metric, and the
+ * analysis scripts take units and directions from these rows (through the
+ * results' "catalogue"), never from a list of their own. */
+enum mmt_metric_kind {
+	MMT_METRIC_COUNT,	/* integer */
+	MMT_METRIC_REAL,	/* number */
+	MMT_METRIC_TEXT,	/* string */
+	MMT_METRIC_LATENCY,	/* object: median, p99, max, count (ns) */
+	MMT_METRIC_OBJECT,	/* anything else structured */
+	MMT_METRIC_LIST,	/* array */
+	MMT_NR_METRIC_KINDS
+};
+
+/* Which way is better, for a figure worth comparing between runs; NEUTRAL:
+ * a description of the run (a setting, a count of what happened), never
+ * compared. */
+enum mmt_better { MMT_BETTER_NEUTRAL, MMT_BETTER_HIGHER, MMT_BETTER_LOWER };
+
+struct mmt_metric {
+	const char *name;
+	enum mmt_metric_kind kind;
+	const char *unit;	/* "ns", "/s", "writes", ...; "" for none */
+	enum mmt_better better;
+	bool nullable;		/* null when the run had nothing to say */
+	const char *help;
+};
+
+const char *mmt_metric_kind_name(enum mmt_metric_kind k);
+const char *mmt_better_name(enum mmt_better b);
+
+/* What a scenario needs from the machine, declared as LTP's struct
+ * tst_test does: the harness checks it before the run and skips with the
+ * reason, and allows only the declared sysctls to be written. */
+struct mmt_needs {
+	/* Without root: NULL, the scenario needs none; else what needs it.
+	 * root_optional: runs anyway with those parts off (and says so). */
+	const char *root;
+	bool root_optional;
+	/* The sysctls (/proc/sys paths) the scenario may write; each is
+	 * journalled and put back (sysctl.h).  NULL-terminated. */
+	const char *const *sysctls;
+	/* Kernel options it needs (CONFIG_...), NULL-terminated: a kernel
+	 * whose config says one is off is skipped; an unreadable config is
+	 * not (it is recorded as unknown). */
+	const char *const *kernel_config;
 };
 
 struct mmt_option {
@@ -96,6 +167,10 @@ struct mmt_scenario {
 	const char *const *outcomes;
 	unsigned nr_outcomes;
 	const char *ops_unit;	/* what run->ops counts: "messages", ... */
+	/* Every key verify() puts in run->metrics, one row each. */
+	const struct mmt_metric *metrics;
+	unsigned nr_metrics;
+	struct mmt_needs needs;
 	/* Variants the no-argument smoke suite runs (comma list); NULL: all. */
 	const char *smoke_variants;
 	/* Events added to the default counter set when this scenario runs
@@ -255,6 +330,21 @@ static inline void mmt_worker_at(struct mmt_worker *w, const char *where)
 		else                                                           \
 			rest(V, w);                                            \
 	}
+
+/*
+ * A scenario's one list of variants, as an X() macro whose entries start
+ * X(ENUM, "name", forbidden_on, FAMILY, "compares" or NULL, "help", ...):
+ * these expand it into the enum (V_ENUM ..., then NR_VARIANTS), the table
+ * of struct mmt_variant, and the table of per-variant loops made by
+ * MMT_VARIANT_WORKER.  FAMILY is the MMT_FAMILY_ suffix; INJECTED marks
+ * the variant injected.  Extra arguments (a scenario's own) are ignored.
+ */
+#define MMT_X_ENUM(e, ...) V_##e,
+#define MMT_X_ROW(e, n, forbidden, fam, cmp, text, ...)                                        \
+	[V_##e] = { .name = n, .help = text, .forbidden_on = forbidden,                         \
+		    .injected = MMT_FAMILY_##fam == MMT_FAMILY_INJECTED, .family = MMT_FAMILY_##fam, \
+		    .compares = cmp },
+#define MMT_X_LOOP(e, ...) [V_##e] = mmt_worker_V_##e,
 
 #define MMT_SCENARIO(var)                                                      \
 	static const struct mmt_scenario *const __mmt_reg_##var                \

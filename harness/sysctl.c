@@ -432,6 +432,24 @@ static int append_journal(const char *path, const char *value, size_t vlen, char
 	return 0;
 }
 
+/* While a scenario runs, the sysctls its descriptor declares (needs.sysctls). */
+static const char *const *scenario_allows;
+static bool scenario_running;
+
+void mmt_sysctl_scenario(const char *const *declared, bool running)
+{
+	scenario_allows = declared;
+	scenario_running = running;
+}
+
+static bool declared_by_scenario(const char *sysctl)
+{
+	for (const char *const *p = scenario_allows; p && *p; p++)
+		if (!strcmp(*p, sysctl))
+			return true;
+	return false;
+}
+
 int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 {
 	static bool at_exit;
@@ -440,6 +458,8 @@ int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 	ssize_t n;
 	bool known = false;
 
+	if (scenario_running && !declared_by_scenario(sysctl))
+		return fail(err, len, "%s is not among the sysctls the scenario declares (needs.sysctls)", sysctl);
 	resolve_paths();
 	snprintf(path, sizeof(path), "%s%s", root, sysctl);
 	if (!sysctl_path_ok(path))

@@ -22,6 +22,7 @@
 #define MMT_SYSCTL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -29,6 +30,11 @@
  * value.  0, or -1 with one line in err (the lock is held by another run,
  * the state directory is unsafe, the file cannot be read or written). */
 int mmt_sysctl_set(const char *path, const char *value, char *err, size_t len);
+
+/* Between a scenario's prepare and cleanup (running true), only the
+ * sysctls in declared (its needs.sysctls, NULL-terminated) may be set:
+ * a scenario changes only what it says it changes. */
+void mmt_sysctl_scenario(const char *const *declared, bool running);
 
 /* Restores everything set so far, then drops the journal and the lock;
  * async-signal-safe, so signal handlers may call it.  A value that cannot

@@ -33,35 +33,55 @@
 #define UNROLL 16
 #define MAX_SAMPLES 4096
 
-/* X(enum, name, help): the primitives, hand-rolled, liburcu, C11. */
-#define BARRIER_COST_VARIANTS(X)                                                                  \
-	X(ONCE_STORE, "once-store", "WRITE_ONCE() of a cache-hot word: the bare store, unordered")  \
-	X(ONCE_LOAD, "once-load", "READ_ONCE() of a cache-hot word: the bare load, unordered")      \
-	X(MB, "mb", "hand-rolled smp_mb() (x86: lock; addl $0,-4(%rsp), as the kernel)")            \
-	X(MB_FENCE, "mb-fence", "hand-rolled fence instruction (x86 mfence, aarch64 dsb ish)")      \
-	X(RMB, "rmb", "hand-rolled smp_rmb() (a compiler barrier on x86)")                          \
-	X(WMB, "wmb", "hand-rolled smp_wmb() (a compiler barrier on x86)")                          \
-	X(STORE_RELEASE, "store-release", "hand-rolled smp_store_release()")                       \
-	X(LOAD_ACQUIRE, "load-acquire", "hand-rolled smp_load_acquire()")                          \
-	X(URCU_MB, "urcu-mb", "liburcu cmm_smp_mb()")                                               \
-	X(URCU_RMB, "urcu-rmb", "liburcu cmm_smp_rmb()")                                            \
-	X(URCU_WMB, "urcu-wmb", "liburcu cmm_smp_wmb()")                                            \
-	X(URCU_ASSIGN, "urcu-assign-pointer", "liburcu rcu_assign_pointer() (a release store)")     \
-	X(URCU_DEREF, "urcu-dereference", "liburcu rcu_dereference() (a dependency-ordered load)")  \
-	X(URCU_ADD, "urcu-uatomic-add", "liburcu uatomic_add() (locked add on x86)")                \
-	X(C11_FENCE_SEQ_CST, "c11-fence-seq-cst", "C11 atomic_thread_fence(memory_order_seq_cst)")  \
-	X(C11_FENCE_ACQUIRE, "c11-fence-acquire", "C11 atomic_thread_fence(memory_order_acquire)")  \
-	X(C11_FENCE_RELEASE, "c11-fence-release", "C11 atomic_thread_fence(memory_order_release)")  \
-	X(C11_STORE_RELEASE, "c11-store-release", "C11 atomic_store_explicit(memory_order_release)") \
-	X(C11_LOAD_ACQUIRE, "c11-load-acquire", "C11 atomic_load_explicit(memory_order_acquire)")   \
-	X(C11_STORE_SEQ_CST, "c11-store-seq-cst", "C11 atomic_store (seq_cst: xchg on x86)")        \
-	X(C11_FETCH_ADD, "c11-fetch-add", "C11 atomic_fetch_add (seq_cst)")
+/* X(enum, name, forbidden_on, family, compares, help) (scenario.h's
+ * MMT_X_*): the primitives, hand-rolled, liburcu, C11; "compares" names
+ * the row of the ratio tables.  Nothing is forbidden: one thread. */
+#define BARRIER_COST_VARIANTS(X) \
+	X(ONCE_STORE, "once-store", 0, UNORDERED, NULL, \
+	  "WRITE_ONCE() of a cache-hot word: the bare store, unordered") \
+	X(ONCE_LOAD, "once-load", 0, UNORDERED, NULL, \
+	  "READ_ONCE() of a cache-hot word: the bare load, unordered") \
+	X(MB, "mb", 0, HAND_ROLLED, "full barrier", \
+	  "hand-rolled smp_mb() (x86: lock; addl $0,-4(%rsp), as the kernel)") \
+	X(MB_FENCE, "mb-fence", 0, HAND_ROLLED, "fence instruction", \
+	  "hand-rolled fence instruction (x86 mfence, aarch64 dsb ish)") \
+	X(RMB, "rmb", 0, HAND_ROLLED, "read barrier", \
+	  "hand-rolled smp_rmb() (a compiler barrier on x86)") \
+	X(WMB, "wmb", 0, HAND_ROLLED, "write barrier", \
+	  "hand-rolled smp_wmb() (a compiler barrier on x86)") \
+	X(STORE_RELEASE, "store-release", 0, HAND_ROLLED, "release store", \
+	  "hand-rolled smp_store_release()") \
+	X(LOAD_ACQUIRE, "load-acquire", 0, HAND_ROLLED, "acquire load", \
+	  "hand-rolled smp_load_acquire()") \
+	X(URCU_MB, "urcu-mb", 0, LIBURCU, "full barrier", \
+	  "liburcu cmm_smp_mb()") \
+	X(URCU_RMB, "urcu-rmb", 0, LIBURCU, "read barrier", \
+	  "liburcu cmm_smp_rmb()") \
+	X(URCU_WMB, "urcu-wmb", 0, LIBURCU, "write barrier", \
+	  "liburcu cmm_smp_wmb()") \
+	X(URCU_ASSIGN, "urcu-assign-pointer", 0, LIBURCU, "release store", \
+	  "liburcu rcu_assign_pointer() (a release store)") \
+	X(URCU_DEREF, "urcu-dereference", 0, LIBURCU, "acquire load", \
+	  "liburcu rcu_dereference() (a dependency-ordered load)") \
+	X(URCU_ADD, "urcu-uatomic-add", 0, LIBURCU, "atomic add", \
+	  "liburcu uatomic_add() (locked add on x86)") \
+	X(C11_FENCE_SEQ_CST, "c11-fence-seq-cst", 0, C11, "full barrier", \
+	  "C11 atomic_thread_fence(memory_order_seq_cst)") \
+	X(C11_FENCE_ACQUIRE, "c11-fence-acquire", 0, C11, "read barrier", \
+	  "C11 atomic_thread_fence(memory_order_acquire)") \
+	X(C11_FENCE_RELEASE, "c11-fence-release", 0, C11, "write barrier", \
+	  "C11 atomic_thread_fence(memory_order_release)") \
+	X(C11_STORE_RELEASE, "c11-store-release", 0, C11, "release store", \
+	  "C11 atomic_store_explicit(memory_order_release)") \
+	X(C11_LOAD_ACQUIRE, "c11-load-acquire", 0, C11, "acquire load", \
+	  "C11 atomic_load_explicit(memory_order_acquire)") \
+	X(C11_STORE_SEQ_CST, "c11-store-seq-cst", 0, C11, NULL, \
+	  "C11 atomic_store (seq_cst: xchg on x86)") \
+	X(C11_FETCH_ADD, "c11-fetch-add", 0, C11, "atomic add", \
+	  "C11 atomic_fetch_add (seq_cst)")
 
-#define AS_ENUM(e, name, help) V_##e,
-enum barrier_cost_variant { BARRIER_COST_VARIANTS(AS_ENUM) NR_VARIANTS };
-
-#define AS_ROW(e, n, h) [V_##e] = { .name = n, .help = h, .forbidden_on = 0, .injected = false },
-static const struct mmt_variant variants[NR_VARIANTS] = { BARRIER_COST_VARIANTS(AS_ROW) };
+enum barrier_cost_variant { BARRIER_COST_VARIANTS(MMT_X_ENUM) NR_VARIANTS };
+static const struct mmt_variant variants[NR_VARIANTS] = { BARRIER_COST_VARIANTS(MMT_X_ROW) };
 
 enum { OPT_CHUNK };
 static const struct mmt_option options[] = {
@@ -171,10 +191,9 @@ static inline __attribute__((always_inline)) void cost_loop(const int v, struct 
 	p->sink = s->word + atomic_load(&s->atom);
 }
 
-#define AS_WORKER(e, n, h) MMT_VARIANT_WORKER(V_##e, cost_loop, cost_loop)
+#define AS_WORKER(e, ...) MMT_VARIANT_WORKER(V_##e, cost_loop, cost_loop)
 BARRIER_COST_VARIANTS(AS_WORKER)
-#define AS_LOOP(e, n, h) [V_##e] = mmt_worker_V_##e,
-static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = { BARRIER_COST_VARIANTS(AS_LOOP) };
+static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = { BARRIER_COST_VARIANTS(MMT_X_LOOP) };
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -208,6 +227,17 @@ static void barrier_cost_verify(struct mmt_run *run)
 	json_object_set_new(run->metrics, "net_ns_per_op", json_real(gross - loop));
 }
 
+static const struct mmt_metric metrics[] = {
+	{ "chunks", MMT_METRIC_COUNT, "chunks", MMT_BETTER_NEUTRAL, false, "timed chunks the medians are taken over" },
+	{ "ops_per_chunk", MMT_METRIC_COUNT, "operations", MMT_BETTER_NEUTRAL, false, "primitives per timed chunk" },
+	{ "gross_ns_per_op", MMT_METRIC_REAL, "ns", MMT_BETTER_NEUTRAL, false,
+	  "median ns per primitive, loop included: moves with the host; net_ns_per_op is the one compared" },
+	{ "loop_ns_per_op", MMT_METRIC_REAL, "ns", MMT_BETTER_NEUTRAL, false,
+	  "median ns per iteration of the same loop with no primitive" },
+	{ "net_ns_per_op", MMT_METRIC_REAL, "ns", MMT_BETTER_LOWER, false,
+	  "the primitive's own cost: gross minus loop (may be slightly negative for one that costs nothing)" },
+};
+
 static void barrier_cost_describe(const json_t *m, char *buf, size_t len)
 {
 	/* The loop's own cost is in the results (loop_ns_per_op). */
@@ -233,6 +263,8 @@ static const struct mmt_scenario barrier_cost = {
 	.outcomes = outcome_names,
 	.nr_outcomes = NR_OUTCOMES,
 	.ops_unit = "operations",
+	.metrics = metrics,
+	.nr_metrics = sizeof(metrics) / sizeof(metrics[0]),
 	.smoke_variants = "mb,urcu-mb,c11-fence-seq-cst",
 	.shared_size = barrier_cost_shared_size,
 	.prepare = barrier_cost_prepare,

@@ -825,6 +825,39 @@ static void litmus_cleanup(struct mmt_run *run)
 	run->priv = NULL;
 }
 
+static const struct mmt_metric metrics[] = {
+	{ "test", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "the litmus test's name" },
+	{ "file", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "the .litmus file it was translated from" },
+	{ "lkmm_result", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, true,
+	  "the test's Result line (the kernel memory model's verdict); null without one" },
+	{ "primitives", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "the primitive set: kernel, kernel-mfence, urcu, c11" },
+	{ "sync", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "how the threads line up each iteration (--sync)" },
+	{ "stride_lines", MMT_METRIC_COUNT, "cache lines", MMT_BETTER_NEUTRAL, false, "cache lines per location (--stride)" },
+	{ "batch", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false, "iterations per batch (--batch)" },
+	{ "period_cycles", MMT_METRIC_COUNT, "cycles", MMT_BETTER_NEUTRAL, true,
+	  "tsc: cycles between iterations when fixed; null when adaptive" },
+	{ "delay_cycles", MMT_METRIC_COUNT, "cycles", MMT_BETTER_NEUTRAL, false, "tsc: random delay bound (--delay)" },
+	{ "userfence_delay_cycles", MMT_METRIC_COUNT, "cycles", MMT_BETTER_NEUTRAL, false,
+	  "userfence: cycles P0 waits after releasing the others" },
+	{ "sync_track", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false,
+	  "the line-up's tuning: one-way latency measured, retunes, segments" },
+	{ "histogram", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
+	  "every final state seen: outcome, count, whether it satisfies the exists clause" },
+	{ "other_outcomes", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false,
+	  "iterations whose final state did not fit the histogram's table" },
+	{ "filtered_out", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false,
+	  "iterations the test's filter clause discarded" },
+	{ "batches_cut", MMT_METRIC_COUNT, "batches", MMT_BETTER_NEUTRAL, false, "batches cut short by the run's end" },
+	{ "witnesses", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false, "iterations whose final state satisfied exists" },
+	{ "witness_rate", MMT_METRIC_REAL, "witnesses/iteration", MMT_BETTER_NEUTRAL, false, "witnesses per iteration" },
+	{ "witnesses_per_sec", MMT_METRIC_REAL, "/s", MMT_BETTER_HIGHER, false,
+	  "witnesses per second: how hard the loop hits an allowed outcome" },
+	{ "by_sync", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "iterations, witnesses and rate per line-up mode" },
+	{ "not_seen_rate_below_95", MMT_METRIC_REAL, "witnesses/iteration", MMT_BETTER_NEUTRAL, true,
+	  "never seen: the rate is below this with 95% confidence; null once seen" },
+	{ "observation", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "litmus7's Observation line, for cross-checking" },
+};
+
 static void litmus_describe(const json_t *m, char *buf, size_t len)
 {
 	const json_t *below = json_object_get(m, "not_seen_rate_below_95");
@@ -859,6 +892,8 @@ static const struct mmt_scenario litmus = {
 	.outcomes = outcome_names,
 	.nr_outcomes = NR_OUTCOMES,
 	.ops_unit = "iterations",
+	.metrics = metrics,
+	.nr_metrics = sizeof(metrics) / sizeof(metrics[0]),
 	/* the smoke suite: store buffering seen, and the fences that forbid it */
 	.smoke_variants = "SB/kernel,SB/urcu,SB/c11,SB+mbs/kernel,MP/kernel,MP+poreleaseacquire/kernel",
 	.why_no_variant = litmus_why_no_variant,

@@ -59,20 +59,21 @@
 
 const struct mmt_variant mmr_variants[NR_VARIANTS] = {
 	[V_RACE] = { .name = "race",
-		.help = "4 KiB pages: a second process migrates the hot pages inside the mprotect walk; compactor and NUMA balancing at once. Without --duration it runs until 64 pages raced (moved in a walk while a writer on another CPU stored to them), at most 2 minutes. Hunts 20841405940e: plain run-scenario mmrace --variant race lost writes in 10 of 10 runs on a kernel with it reverted (scripts/mutant-proof)",
-		.forbidden_on = MMT_ARCH_ALL },
+		.help = "4 KiB pages: a second process migrates the hot pages inside the mprotect walk; compactor and NUMA balancing at once. Without --duration it runs until 64 pages raced (moved in a walk while a writer on another CPU stored to them), at most 2 minutes. Plain run-scenario mmrace --variant race lost writes in 10 of 10 runs on a kernel with the fix it hunts reverted (scripts/mutant-proof)",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
+		.hunts = "20841405940e mm: fix TLB flush race between migration, and change_protection_range" },
 	[V_RACE_THP] = { .name = "race-thp",
 		.help = "as race with the hot set one 2 MiB shmem huge page (needs shmem_enabled advise or always). Not proven by a mutant: THP migration unmaps through pmdp_invalidate(), which always flushes, so 20841405940e's PTE path is not on it",
-		.forbidden_on = MMT_ARCH_ALL },
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
 	[V_MIGRATE_AFTER_WALK] = { .name = "migrate-after-walk",
 		.help = "control: the same migrations, only once mprotect has returned (flush done, none pending); migrations_in_window must be 0 and no write lost even on the mutant kernel",
-		.forbidden_on = MMT_ARCH_ALL },
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
 	[V_BROKEN_STALE_MAPPING] = { .name = "broken-stale-mapping",
 		.help = "fault injection in user space: the hot pages copied to a second memfd and mapped in their place, the old frames zeroed for a new owner, while each writer makes --inject-stores stores through the old mapping; each must be reported lost and foreign",
-		.injected = true },
+		.injected = true, .family = MMT_FAMILY_INJECTED },
 	[V_BROKEN_EARLY_EPOCH] = { .name = "broken-early-epoch",
 		.help = "fault injection: the protector announces \"mprotect returned\" before calling it, so stores that complete then look like stores through a flushed TLB; the stale_tlb_write check must fire",
-		.injected = true },
+		.injected = true, .family = MMT_FAMILY_INJECTED },
 };
 
 static const struct mmt_option options[NR_OPTIONS] = {
@@ -646,6 +647,66 @@ static void mmrace_cleanup(struct mmt_run *run)
 	run->priv = NULL;
 }
 
+static const char *const sysctls_written[] = { "/proc/sys/kernel/numa_balancing", NULL };
+/* move_pages() and NUMA balancing: without them nothing moves a page */
+static const char *const config_needed[] = { "CONFIG_MIGRATION", NULL };
+
+#define COUNT(name, unit, help) { name, MMT_METRIC_COUNT, unit, MMT_BETTER_NEUTRAL, false, help }
+#define MAYBE(name, kind, unit, help) { name, kind, unit, MMT_BETTER_NEUTRAL, true, help }
+static const struct mmt_metric metrics[] = {
+	{ "actors", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false,
+	  "each actor on, or {\"skipped\": why}: protector, migrator, compactor, numa_balancing, pfn_tracking" },
+	COUNT("writers", "threads", "writer threads"),
+	COUNT("hot_pages", "pages", "pages the writers store to and the migrator moves"),
+	COUNT("walk_pages", "pages", "pages in each mprotect walk"),
+	COUNT("iterations", "walks", "mprotect walks (PROT_NONE and back)"),
+	COUNT("mprotect_calls", "calls", "mprotect() calls"),
+	{ "walk_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean mprotect walk (moving average)" },
+	{ "guard_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false,
+	  "calibrated guard between a store's epoch and the protector's announcement" },
+	COUNT("migrate_calls", "calls", "move_pages() calls (with the migrator on)"),
+	COUNT("migrate_errors", "calls", "move_pages() calls that failed"),
+	MAYBE("migrate_last_error", MMT_METRIC_TEXT, "", "the last move_pages() error; null without one"),
+	{ "migrate_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean move_pages() call (moving average)" },
+	MAYBE("pages_moved", MMT_METRIC_COUNT, "pages", "pages move_pages() moved; null without the migrator"),
+	{ "pages_moved_to_node", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "pages moved, by target node" },
+	COUNT("migrations_in_window", "migrations", "migrations inside an mprotect walk"),
+	COUNT("migrations_raced", "migrations",
+	      "migrations inside a walk while a writer on another CPU stored to the page: the race's premise"),
+	COUNT("migrations_in_window_writer_on_migrator_cpu", "migrations",
+	      "in the window, but with the writer on the migrator's CPU: cannot race"),
+	COUNT("migrations_in_window_no_store", "migrations", "in the window, but no store landed while the page moved"),
+	COUNT("migrations_outside_window", "migrations", "migrations with no walk in progress"),
+	COUNT("stores_while_moving", "stores", "stores that completed while their page was being moved"),
+	{ "migrator_cpus_seen", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "CPUs the migrator process ran on" },
+	{ "line_up", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "which actor shares which CPU, and why" },
+	MAYBE("kernel_window_during_migrations", MMT_METRIC_COUNT, "PTEs",
+	      "the mutant kernel's tlb_flush_pending_window count during migrations; null without it"),
+	COUNT("writer_faults", "faults", "SIGSEGVs the writers took on PROT_NONE pages (each retried)"),
+	COUNT("window_writes", "stores", "stores that completed inside a walk"),
+	COUNT("compact_calls", "writes", "writes to compact_memory"),
+	COUNT("victim_checks", "checks", "checks of frames freed by migration for foreign writes"),
+	MAYBE("injected_stale_stores", MMT_METRIC_COUNT, "stores", "broken-stale-mapping: stores made through the old mapping"),
+	MAYBE("time_to_first_lost_ms", MMT_METRIC_REAL, "ms", "run start to the first lost write; null without one"),
+	MAYBE("iterations_to_first_lost", MMT_METRIC_COUNT, "stores", "the first lost write's store count; null without one"),
+	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
+	  "what ended the run: its own rule (pages raced, ...), the duration, or a signal" },
+	MAYBE("raced_to_first_lost", MMT_METRIC_COUNT, "migrations", "raced migrations before the first lost write"),
+	COUNT("wait_timeouts", "waits", "bounded waits between actors that gave up"),
+	MAYBE("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
+	MAYBE("migrator_death", MMT_METRIC_TEXT, "", "how the migrator process died, if it did"),
+	{ "shmem_pmd_mapped_kb", MMT_METRIC_OBJECT, "KiB", MMT_BETTER_NEUTRAL, false,
+	  "race-thp: ShmemPmdMapped when populated and at the end" },
+	{ "first_mismatches", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "the first words whose value was wrong" },
+	MAYBE("crash", MMT_METRIC_OBJECT, "", "the first writer that crashed, and where"),
+	MAYBE("mutant", MMT_METRIC_OBJECT, "", "the mutant kernel's counters during the run; null on another kernel"),
+	{ "kernel_health", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "taint and new kernel log lines during the run" },
+	MAYBE("vmstat_delta", MMT_METRIC_OBJECT, "", "migration, compaction, NUMA and TLB counters of /proc/vmstat, as deltas"),
+	MAYBE("kernel_config", MMT_METRIC_OBJECT, "", "the kernel options the race depends on; null when no config is found"),
+};
+#undef COUNT
+#undef MAYBE
+
 static void mmrace_describe(const json_t *m, char *buf, size_t len)
 {
 	snprintf(buf, len, "raced %lld, in-window %lld, moved %lld, walk %.0fus, window writes %lld",
@@ -672,6 +733,14 @@ static const struct mmt_scenario mmrace = {
 	.outcomes = outcome_names,
 	.nr_outcomes = NR_OUTCOMES,
 	.ops_unit = "stores",
+	.metrics = metrics,
+	.nr_metrics = sizeof(metrics) / sizeof(metrics[0]),
+	.needs = {
+		.root = "moving pages shared with another process (CAP_SYS_NICE), compact_memory, NUMA balancing, PFNs in pagemap",
+		.root_optional = true,	/* runs with those actors off, each said in "actors" */
+		.sysctls = sysctls_written,
+		.kernel_config = config_needed,
+	},
 	.extra_events = "tlb:tlb_flush,migrate:mm_migrate_pages,compaction:mm_compaction_migratepages",
 	.prepare = mmrace_prepare,
 	.worker = mmrace_worker,

@@ -38,56 +38,36 @@
 #include "placement-track.h"
 #include "scenario.h"
 
-enum msgpass_variant {
-	V_PLAIN,
-	V_ONCE_WMB_RMB,
-	V_RELEASE_ACQUIRE,
-	V_MB,
-	V_MB_FENCE,
-	V_URCU_WMB_RMB,
-	V_URCU_RCU,
-	V_URCU_MB,
-	V_C11_RELEASE_ACQUIRE,
-	V_C11_SEQ_CST,
-	V_BROKEN_PUBLISH_FIRST,
-	NR_VARIANTS
-};
+/*
+ * X(enum, name, forbidden_on, family, compares, help): the one list of
+ * variants; the enum, the table and the per-variant loops come from it.
+ */
+#define MSGPASS_VARIANTS(X)                                                                        \
+	X(PLAIN, "plain", 0, UNORDERED, NULL,                                                         \
+	  "plain C stores and loads, no barriers: the compiler (and a weakly ordered CPU) may reorder") \
+	X(ONCE_WMB_RMB, "once-wmb-rmb", MMT_ARCH_ALL, HAND_ROLLED, "wmb/rmb publication",              \
+	  "hand-rolled WRITE_ONCE/READ_ONCE with smp_wmb() before publishing, smp_rmb() after reading") \
+	X(RELEASE_ACQUIRE, "release-acquire", MMT_ARCH_ALL, HAND_ROLLED, "release/acquire publication", \
+	  "hand-rolled smp_store_release()/smp_load_acquire() (stlr/ldar on aarch64)")                 \
+	X(MB, "mb", MMT_ARCH_ALL, HAND_ROLLED, "full barrier both sides",                             \
+	  "hand-rolled smp_mb() on both sides (x86: lock; addl, as the kernel)")                       \
+	X(MB_FENCE, "mb-fence", MMT_ARCH_ALL, HAND_ROLLED, "fence instruction both sides",             \
+	  "hand-rolled full fence instruction on both sides (x86 mfence, aarch64 dsb ish)")            \
+	X(URCU_WMB_RMB, "urcu-wmb-rmb", MMT_ARCH_ALL, LIBURCU, "wmb/rmb publication",                  \
+	  "liburcu CMM_STORE_SHARED/CMM_LOAD_SHARED with cmm_smp_wmb()/cmm_smp_rmb()")                 \
+	X(URCU_RCU, "urcu-rcu", MMT_ARCH_ALL, LIBURCU, "release/acquire publication",                  \
+	  "liburcu rcu_assign_pointer()/rcu_dereference() of a pointer to the payload")                \
+	X(URCU_MB, "urcu-mb", MMT_ARCH_ALL, LIBURCU, "full barrier both sides",                        \
+	  "liburcu cmm_smp_mb() on both sides (mfence on x86-64 in liburcu 0.13)")                     \
+	X(C11_RELEASE_ACQUIRE, "c11-release-acquire", MMT_ARCH_ALL, C11, "release/acquire publication", \
+	  "C11 atomic_store_explicit(release)/atomic_load_explicit(acquire)")                          \
+	X(C11_SEQ_CST, "c11-seq-cst", MMT_ARCH_ALL, C11, "full barrier both sides",                    \
+	  "C11 relaxed accesses with atomic_thread_fence(memory_order_seq_cst) on both sides")         \
+	X(BROKEN_PUBLISH_FIRST, "broken-publish-first", 0, INJECTED, NULL,                             \
+	  "fault injection: publishes before writing the payload, as a reordering would; the checker must catch it")
 
-static const struct mmt_variant variants[NR_VARIANTS] = {
-	[V_PLAIN] = { "plain",
-		"plain C stores and loads, no barriers: the compiler (and a weakly ordered CPU) may reorder",
-		0, false },
-	[V_ONCE_WMB_RMB] = { "once-wmb-rmb",
-		"hand-rolled WRITE_ONCE/READ_ONCE with smp_wmb() before publishing, smp_rmb() after reading",
-		MMT_ARCH_ALL, false },
-	[V_RELEASE_ACQUIRE] = { "release-acquire",
-		"hand-rolled smp_store_release()/smp_load_acquire() (stlr/ldar on aarch64)",
-		MMT_ARCH_ALL, false },
-	[V_MB] = { "mb",
-		"hand-rolled smp_mb() on both sides (x86: lock; addl, as the kernel)",
-		MMT_ARCH_ALL, false },
-	[V_MB_FENCE] = { "mb-fence",
-		"hand-rolled full fence instruction on both sides (x86 mfence, aarch64 dsb ish)",
-		MMT_ARCH_ALL, false },
-	[V_URCU_WMB_RMB] = { "urcu-wmb-rmb",
-		"liburcu CMM_STORE_SHARED/CMM_LOAD_SHARED with cmm_smp_wmb()/cmm_smp_rmb()",
-		MMT_ARCH_ALL, false },
-	[V_URCU_RCU] = { "urcu-rcu",
-		"liburcu rcu_assign_pointer()/rcu_dereference() of a pointer to the payload",
-		MMT_ARCH_ALL, false },
-	[V_URCU_MB] = { "urcu-mb",
-		"liburcu cmm_smp_mb() on both sides (mfence on x86-64 in liburcu 0.13)",
-		MMT_ARCH_ALL, false },
-	[V_C11_RELEASE_ACQUIRE] = { "c11-release-acquire",
-		"C11 atomic_store_explicit(release)/atomic_load_explicit(acquire)",
-		MMT_ARCH_ALL, false },
-	[V_C11_SEQ_CST] = { "c11-seq-cst",
-		"C11 relaxed accesses with atomic_thread_fence(memory_order_seq_cst) on both sides",
-		MMT_ARCH_ALL, false },
-	[V_BROKEN_PUBLISH_FIRST] = { "broken-publish-first",
-		"fault injection: publishes before writing the payload, as a reordering would; the checker must catch it",
-		0, true },
-};
+enum msgpass_variant { MSGPASS_VARIANTS(MMT_X_ENUM) NR_VARIANTS };
+static const struct mmt_variant variants[NR_VARIANTS] = { MSGPASS_VARIANTS(MMT_X_ROW) };
 
 enum { OPT_PAYLOAD_WORDS, OPT_BROKEN_DELAY };
 static const struct mmt_option options[] = {
@@ -411,23 +391,11 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct m
 	}
 }
 
-MMT_VARIANT_WORKER(V_PLAIN, producer, consumer)
-MMT_VARIANT_WORKER(V_ONCE_WMB_RMB, producer, consumer)
-MMT_VARIANT_WORKER(V_RELEASE_ACQUIRE, producer, consumer)
-MMT_VARIANT_WORKER(V_MB, producer, consumer)
-MMT_VARIANT_WORKER(V_MB_FENCE, producer, consumer)
-MMT_VARIANT_WORKER(V_URCU_WMB_RMB, producer, consumer)
-MMT_VARIANT_WORKER(V_URCU_RCU, producer, consumer)
-MMT_VARIANT_WORKER(V_URCU_MB, producer, consumer)
-MMT_VARIANT_WORKER(V_C11_RELEASE_ACQUIRE, producer, consumer)
-MMT_VARIANT_WORKER(V_C11_SEQ_CST, producer, consumer)
-MMT_VARIANT_WORKER(V_BROKEN_PUBLISH_FIRST, producer, consumer)
+#define AS_WORKER(e, ...) MMT_VARIANT_WORKER(V_##e, producer, consumer)
+MSGPASS_VARIANTS(AS_WORKER)
+#undef AS_WORKER
 
-static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = {
-	mmt_worker_V_PLAIN, mmt_worker_V_ONCE_WMB_RMB, mmt_worker_V_RELEASE_ACQUIRE, mmt_worker_V_MB,
-	mmt_worker_V_MB_FENCE, mmt_worker_V_URCU_WMB_RMB, mmt_worker_V_URCU_RCU, mmt_worker_V_URCU_MB,
-	mmt_worker_V_C11_RELEASE_ACQUIRE, mmt_worker_V_C11_SEQ_CST, mmt_worker_V_BROKEN_PUBLISH_FIRST,
-};
+static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = { MSGPASS_VARIANTS(MMT_X_LOOP) };
 
 /* ---- results ------------------------------------------------------------- */
 
@@ -483,6 +451,21 @@ static void msgpass_verify(struct mmt_run *run)
 	free(seen);
 }
 
+static const struct mmt_metric metrics[] = {
+	{ "payload_words", MMT_METRIC_COUNT, "words", MMT_BETTER_NEUTRAL, false,
+	  "64-bit words per message (--payload-words)" },
+	{ "broken_delay", MMT_METRIC_COUNT, "spins", MMT_BETTER_NEUTRAL, false,
+	  "broken-publish-first only: cpu_relax() spins between publishing and writing the payload" },
+	{ "round_trip_ns", MMT_METRIC_LATENCY, "ns", MMT_BETTER_LOWER, true,
+	  "producer's publish to its last acknowledgement: median, p99, p999, samples" },
+	{ "publish_to_seen_ns", MMT_METRIC_LATENCY, "ns", MMT_BETTER_NEUTRAL, true,
+	  "producer's counter before publishing to a consumer's after seeing it (null unless the counter is synchronised across CPUs); part of round_trip_ns, which is the one compared" },
+	{ "stale_words", MMT_METRIC_COUNT, "words", MMT_BETTER_NEUTRAL, false,
+	  "payload words a consumer found from an older message: the witnesses' size" },
+	{ "first_mismatches", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
+	  "the first mismatching words each consumer saw: message, word, expected, found" },
+};
+
 static void msgpass_describe(const json_t *m, char *buf, size_t len)
 {
 	const json_t *rt = json_object_get(m, "round_trip_ns");
@@ -514,6 +497,8 @@ static const struct mmt_scenario msgpass = {
 	.outcomes = outcome_names,
 	.nr_outcomes = NR_OUTCOMES,
 	.ops_unit = "messages",
+	.metrics = metrics,
+	.nr_metrics = sizeof(metrics) / sizeof(metrics[0]),
 	.extra_events = "ordering",	/* memory-ordering clears beside the witnesses */
 	.shared_size = msgpass_shared_size,
 	.prepare = msgpass_prepare,

@@ -41,40 +41,39 @@
 #include "placement-track.h"
 #include "scenario.h"
 
-enum ring_variant {
-	V_CACHED,
-	V_NAIVE,
-	V_MB,
-	V_C11,
-	V_URCU_WFCQ,
-	V_URCU_LFQ,
-	V_BROKEN,
-	V_DROP,
-	NR_VARIANTS
-};
+/*
+ * X(enum, name, forbidden_on, family, compares, help, producer, consumer):
+ * the one list of variants (scenario.h's MMT_X_*); the enum, the table and
+ * the per-variant loops come from it.
+ */
+#define RING_VARIANTS(X) \
+	X(CACHED, "cached", MMT_ARCH_ALL, HAND_ROLLED, "SPSC queue", \
+	  "hand-rolled acquire/release, cached remote indices, batched index publication", \
+	  ring_producer, ring_consumer) \
+	X(NAIVE, "naive", MMT_ARCH_ALL, HAND_ROLLED, NULL, \
+	  "hand-rolled acquire/release, indices read and published for every item", \
+	  ring_producer, ring_consumer) \
+	X(MB, "mb", MMT_ARCH_ALL, HAND_ROLLED, NULL, \
+	  "as naive, with smp_mb() around index accesses", \
+	  ring_producer, ring_consumer) \
+	X(C11, "c11", MMT_ARCH_ALL, C11, "SPSC queue", \
+	  "the cached design with C11 acquire/release atomics", \
+	  ring_producer, ring_consumer) \
+	X(URCU_WFCQ, "urcu-wfcq", MMT_ARCH_ALL, LIBURCU, "SPSC queue", \
+	  "liburcu wait-free concurrent queue (cds_wfcq_enqueue / __cds_wfcq_dequeue_blocking)", \
+	  queue_producer, queue_consumer) \
+	X(URCU_LFQ, "urcu-lfq", MMT_ARCH_ALL, LIBURCU, NULL, \
+	  "liburcu RCU lock-free queue (cds_lfq_*_rcu under rcu_read_lock, nodes reused after a grace period)", \
+	  queue_producer, queue_consumer) \
+	X(BROKEN, "broken-publish-first", 0, INJECTED, NULL, \
+	  "fault injection: head published before the batch is written; the checker must catch it", \
+	  ring_producer, ring_consumer) \
+	X(DROP, "broken-drop", 0, INJECTED, NULL, \
+	  "fault injection: the cached ring, but the producer loses every 1024th item; every loss must be reported as a gap", \
+	  ring_producer, ring_consumer)
 
-static const struct mmt_variant variants[NR_VARIANTS] = {
-	[V_CACHED] = { "cached",
-		"hand-rolled acquire/release, cached remote indices, batched index publication",
-		MMT_ARCH_ALL, false },
-	[V_NAIVE] = { "naive",
-		"hand-rolled acquire/release, indices read and published for every item",
-		MMT_ARCH_ALL, false },
-	[V_MB] = { "mb", "as naive, with smp_mb() around index accesses", MMT_ARCH_ALL, false },
-	[V_C11] = { "c11", "the cached design with C11 acquire/release atomics", MMT_ARCH_ALL, false },
-	[V_URCU_WFCQ] = { "urcu-wfcq",
-		"liburcu wait-free concurrent queue (cds_wfcq_enqueue / __cds_wfcq_dequeue_blocking)",
-		MMT_ARCH_ALL, false },
-	[V_URCU_LFQ] = { "urcu-lfq",
-		"liburcu RCU lock-free queue (cds_lfq_*_rcu under rcu_read_lock, nodes reused after a grace period)",
-		MMT_ARCH_ALL, false },
-	[V_BROKEN] = { "broken-publish-first",
-		"fault injection: head published before the batch is written; the checker must catch it",
-		0, true },
-	[V_DROP] = { "broken-drop",
-		"fault injection: the cached ring, but the producer loses every 1024th item; every loss must be reported as a gap",
-		0, true },
-};
+enum ring_variant { RING_VARIANTS(MMT_X_ENUM) NR_VARIANTS };
+static const struct mmt_variant variants[NR_VARIANTS] = { RING_VARIANTS(MMT_X_ROW) };
 
 /* broken-drop loses the item numbered DROP_EVERY - 1, 2 * DROP_EVERY - 1, ... */
 #define DROP_EVERY 1024
@@ -466,19 +465,25 @@ static void queue_consumer(const int v, struct mmt_worker *w)
 	w->ops = n;
 }
 
-MMT_VARIANT_WORKER(V_CACHED, ring_producer, ring_consumer)
-MMT_VARIANT_WORKER(V_NAIVE, ring_producer, ring_consumer)
-MMT_VARIANT_WORKER(V_MB, ring_producer, ring_consumer)
-MMT_VARIANT_WORKER(V_C11, ring_producer, ring_consumer)
-MMT_VARIANT_WORKER(V_BROKEN, ring_producer, ring_consumer)
-MMT_VARIANT_WORKER(V_DROP, ring_producer, ring_consumer)
-MMT_VARIANT_WORKER(V_URCU_WFCQ, queue_producer, queue_consumer)
-MMT_VARIANT_WORKER(V_URCU_LFQ, queue_producer, queue_consumer)
+#define AS_WORKER(e, n, forbidden, fam, cmp, text, first, rest) MMT_VARIANT_WORKER(V_##e, first, rest)
+RING_VARIANTS(AS_WORKER)
+#undef AS_WORKER
 
-static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = {
-	[V_CACHED] = mmt_worker_V_CACHED, [V_NAIVE] = mmt_worker_V_NAIVE, [V_MB] = mmt_worker_V_MB,
-	[V_C11] = mmt_worker_V_C11, [V_URCU_WFCQ] = mmt_worker_V_URCU_WFCQ,
-	[V_URCU_LFQ] = mmt_worker_V_URCU_LFQ, [V_BROKEN] = mmt_worker_V_BROKEN, [V_DROP] = mmt_worker_V_DROP,
+static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = { RING_VARIANTS(MMT_X_LOOP) };
+
+static const struct mmt_metric metrics[] = {
+	{ "ring_size", MMT_METRIC_COUNT, "slots", MMT_BETTER_NEUTRAL, false, "slots in the ring (--ring-size)" },
+	{ "batch", MMT_METRIC_COUNT, "items", MMT_BETTER_NEUTRAL, false,
+	  "items written before the head is published (--batch)" },
+	{ "item_bytes", MMT_METRIC_COUNT, "bytes", MMT_BETTER_NEUTRAL, false, "bytes per item" },
+	{ "produced", MMT_METRIC_COUNT, "items", MMT_BETTER_NEUTRAL, false,
+	  "items the producer wrote (the run's ops are the consumer's)" },
+	{ "dropped", MMT_METRIC_COUNT, "items", MMT_BETTER_NEUTRAL, false,
+	  "broken-drop only: items the producer skipped on purpose" },
+	{ "grace_periods", MMT_METRIC_COUNT, "grace periods", MMT_BETTER_NEUTRAL, false,
+	  "urcu-lfq only: synchronize_rcu() calls before nodes were reused" },
+	{ "first_bad", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false,
+	  "the first item whose sequence or checksum was wrong: index, found_word0" },
 };
 
 static void ring_verify(struct mmt_run *run)
@@ -555,6 +560,8 @@ static const struct mmt_scenario ring = {
 	.outcomes = outcome_names,
 	.nr_outcomes = NR_OUTCOMES,
 	.ops_unit = "items",
+	.metrics = metrics,
+	.nr_metrics = sizeof(metrics) / sizeof(metrics[0]),
 	.check_options = ring_check_options,
 	.shared_size = ring_shared_size,
 	.prepare = ring_prepare,

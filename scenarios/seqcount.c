@@ -23,33 +23,25 @@
 #include "placement-track.h"
 #include "scenario.h"
 
-enum seqcount_variant {
-	V_KERNEL,
-	V_C11,
-	V_URCU_RCU,
-	V_RWLOCK,
-	V_SPINLOCK,
-	V_BROKEN,
-	NR_VARIANTS
-};
+/*
+ * X(enum, name, forbidden_on, family, compares, help): the one list of
+ * variants; the enum, the table and the per-variant loops come from it.
+ */
+#define SEQCOUNT_VARIANTS(X)                                                                       \
+	X(KERNEL, "kernel", MMT_ARCH_ALL, HAND_ROLLED, "reader protection",                           \
+	  "hand-rolled raw_write_seqcount_begin/end (smp_wmb) and read_seqcount_begin/retry (smp_rmb)") \
+	X(C11, "c11", MMT_ARCH_ALL, C11, "reader protection",                                          \
+	  "C11 seqlock: relaxed data, release fence after the odd count, acquire fence before the re-check") \
+	X(URCU_RCU, "urcu-rcu", MMT_ARCH_ALL, LIBURCU, "reader protection",                            \
+	  "liburcu: readers rcu_dereference an immutable copy; the writer publishes a new one and synchronize_rcu()") \
+	X(RWLOCK, "rwlock", MMT_ARCH_ALL, LOCK, NULL,                                                  \
+	  "pthread_rwlock, writer-preferring (readers would starve the writer otherwise)")             \
+	X(SPINLOCK, "spinlock", MMT_ARCH_ALL, LOCK, NULL, "pthread_spinlock around reads and writes")  \
+	X(BROKEN, "broken-early-recheck", 0, INJECTED, NULL,                                           \
+	  "fault injection: the reader re-checks the count before copying, as a missing smp_rmb() allows; must be caught")
 
-static const struct mmt_variant variants[NR_VARIANTS] = {
-	[V_KERNEL] = { "kernel",
-		"hand-rolled raw_write_seqcount_begin/end (smp_wmb) and read_seqcount_begin/retry (smp_rmb)",
-		MMT_ARCH_ALL, false },
-	[V_C11] = { "c11",
-		"C11 seqlock: relaxed data, release fence after the odd count, acquire fence before the re-check",
-		MMT_ARCH_ALL, false },
-	[V_URCU_RCU] = { "urcu-rcu",
-		"liburcu: readers rcu_dereference an immutable copy; the writer publishes a new one and synchronize_rcu()",
-		MMT_ARCH_ALL, false },
-	[V_RWLOCK] = { "rwlock", "pthread_rwlock, writer-preferring (readers would starve the writer otherwise)",
-		MMT_ARCH_ALL, false },
-	[V_SPINLOCK] = { "spinlock", "pthread_spinlock around reads and writes", MMT_ARCH_ALL, false },
-	[V_BROKEN] = { "broken-early-recheck",
-		"fault injection: the reader re-checks the count before copying, as a missing smp_rmb() allows; must be caught",
-		0, true },
-};
+enum seqcount_variant { SEQCOUNT_VARIANTS(MMT_X_ENUM) NR_VARIANTS };
+static const struct mmt_variant variants[NR_VARIANTS] = { SEQCOUNT_VARIANTS(MMT_X_ROW) };
 
 enum { OPT_RECORD_WORDS, OPT_WRITE_INTERVAL };
 static const struct mmt_option options[] = {
@@ -327,16 +319,23 @@ static inline __attribute__((always_inline)) void reader(const int v, struct mmt
 	__atomic_fetch_add(&s->readers_done, 1, __ATOMIC_RELEASE);
 }
 
-MMT_VARIANT_WORKER(V_KERNEL, writer, reader)
-MMT_VARIANT_WORKER(V_C11, writer, reader)
-MMT_VARIANT_WORKER(V_URCU_RCU, writer, reader)
-MMT_VARIANT_WORKER(V_RWLOCK, writer, reader)
-MMT_VARIANT_WORKER(V_SPINLOCK, writer, reader)
-MMT_VARIANT_WORKER(V_BROKEN, writer, reader)
+#define AS_WORKER(e, ...) MMT_VARIANT_WORKER(V_##e, writer, reader)
+SEQCOUNT_VARIANTS(AS_WORKER)
+#undef AS_WORKER
 
-static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = {
-	[V_KERNEL] = mmt_worker_V_KERNEL, [V_C11] = mmt_worker_V_C11, [V_URCU_RCU] = mmt_worker_V_URCU_RCU,
-	[V_RWLOCK] = mmt_worker_V_RWLOCK, [V_SPINLOCK] = mmt_worker_V_SPINLOCK, [V_BROKEN] = mmt_worker_V_BROKEN,
+static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = { SEQCOUNT_VARIANTS(MMT_X_LOOP) };
+
+static const struct mmt_metric metrics[] = {
+	{ "readers", MMT_METRIC_COUNT, "threads", MMT_BETTER_NEUTRAL, false, "reader threads (workers but the writer)" },
+	{ "record_words", MMT_METRIC_COUNT, "words", MMT_BETTER_NEUTRAL, false, "64-bit words in the record (--record-words)" },
+	{ "writes", MMT_METRIC_COUNT, "writes", MMT_BETTER_NEUTRAL, false, "records the writer published" },
+	{ "writes_per_sec", MMT_METRIC_REAL, "/s", MMT_BETTER_NEUTRAL, false,
+	  "the writer's rate, set by --write-interval: the load the readers ran under, not a figure of merit" },
+	{ "retries", MMT_METRIC_COUNT, "reads", MMT_BETTER_NEUTRAL, false, "reads retried because a write overlapped" },
+	{ "retry_rate", MMT_METRIC_REAL, "retries/read", MMT_BETTER_NEUTRAL, false,
+	  "retries per completed read: how often the writer got in the way" },
+	{ "first_torn", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, true,
+	  "the first torn read: reader, word0, word and value; null when none was seen" },
 };
 
 static void seqcount_verify(struct mmt_run *run)
@@ -398,6 +397,8 @@ static const struct mmt_scenario seqcount = {
 	.outcomes = outcome_names,
 	.nr_outcomes = NR_OUTCOMES,
 	.ops_unit = "reads",
+	.metrics = metrics,
+	.nr_metrics = sizeof(metrics) / sizeof(metrics[0]),
 	.shared_size = seqcount_shared_size,
 	.prepare = seqcount_prepare,
 	.variant_worker = loops,

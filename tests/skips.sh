@@ -54,4 +54,17 @@ sys.exit(0 if ok else 1)
 PY
 ok $? "same-l3 runs inside one of the metadata's L3 groups, or skips naming the L3"
 
+# A scenario's declared needs (struct mmt_needs): mmrace needs
+# CONFIG_MIGRATION; a kernel config that leaves it out skips it, saying
+# which option and which file, in the run and in --dry-run alike.
+printf '# CONFIG_MIGRATION is not set\nCONFIG_NUMA=y\n' > "$scratch/config"
+MMT_KERNEL_CONFIG="$scratch/config"
+export MMT_KERNEL_CONFIG
+skipped "needs CONFIG_MIGRATION, which this kernel's config ($scratch/config) does not set" \
+	mmrace --variant broken-early-epoch --duration 50ms
+out=$("$MMT_BIN" mmrace --variant race --dry-run 2>&1)
+printf '%s\n' "$out" | grep -q "skipped: needs CONFIG_MIGRATION"
+ok $? "--dry-run says the same ($out)"
+unset MMT_KERNEL_CONFIG
+
 done_testing

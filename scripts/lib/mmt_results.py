@@ -17,6 +17,7 @@ import re
 import statistics
 import sys
 
+import catalogue
 import python_env
 
 python_env.require("jsonschema", "python3-jsonschema")
@@ -192,6 +193,10 @@ def load(path):
     doc = parse(path)
     check(doc, path)
     doc["_path"] = path
+    try:
+        catalogue.register_document(doc)
+    except catalogue.CatalogueError as e:
+        raise ResultsError(str(e)) from None
     return doc
 
 
@@ -348,42 +353,59 @@ def measured(run):
     return run["status"] in ("ok", "witnessed", "inconclusive") and (run.get("ops_per_sec") or 0) > 0
 
 
-# Metrics worth comparing: (name, unit, better, getter).  Each declares its
-# own direction here, once; compare, report and nightly read this table.
-def _m(name):
-    return lambda r: (r.get("metrics") or {}).get(name)
+# Metrics worth comparing: the record's own figures and each scenario's
+# metrics whose descriptor declares a direction (catalogue.py); a latency
+# is compared by its median and its 99th percentile.
 
-
-def _lat(name, q):
-    def get(r):
-        v = (r.get("metrics") or {}).get(name)
-        return v.get(q) if isinstance(v, dict) else None
-    return get
-
-
-METRICS = [
-    ("ops_per_sec", "ops/s", "higher", lambda r: r.get("ops_per_sec")),
-    ("ns_per_op", "ns", "lower", lambda r: r.get("ns_per_op")),
-    ("net_ns_per_op", "ns", "lower", _m("net_ns_per_op")),
-    ("round_trip_p50_ns", "ns", "lower", _lat("round_trip_ns", "median")),
-    ("round_trip_p99_ns", "ns", "lower", _lat("round_trip_ns", "p99")),
-    ("witnesses_per_sec", "/s", "higher", lambda r: _m("witnesses_per_sec")(r) if r["scenario"] == "litmus" else None),
-    ("mprotect_per_sec", "/s", "higher", _m("mprotect_per_sec")),
-]
-METRIC_INFO = {name: (unit, better) for name, unit, better, _ in METRICS}
+def _compared(run):
+    """[(name, unit, better, value)] for the run's figures worth comparing."""
+    out = []
+    for name, decl in catalogue.record_metrics().items():
+        if decl["better"] != "neutral":
+            out.append((name, decl["unit"], decl["better"], run.get(name)))
+    sc = catalogue.scenario(run["scenario"]) or {"metrics": {}}
+    got = run.get("metrics") or {}
+    for name, decl in sc["metrics"].items():
+        if decl["better"] == "neutral":
+            continue
+        v = got.get(name)
+        if decl["kind"] == "latency":
+            for q, qname in catalogue.latency_names(name):
+                out.append((qname, decl["unit"], decl["better"], v.get(q) if isinstance(v, dict) else None))
+        else:
+            out.append((name, decl["unit"], decl["better"], v))
+    return out
 
 
 def metrics(run):
     """name -> (value, better) for the numbers worth comparing."""
     out = {}
-    for name, _unit, better, get in METRICS:
-        v = get(run)
+    for name, _unit, better, v in _compared(run):
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             out[name] = (v, better)
     for ev in ((run.get("counters") or {}).get("events") or []):
         if ev.get("status") == "ok" and isinstance(ev.get("per_op"), (int, float)) and ev["kind"] != "tracepoint":
             out[f"{ev['name']}/op"] = (ev["per_op"], "lower")
     return out
+
+
+def metric_unit(runs, name):
+    """The unit of a compared metric among these runs' ("" if none declares it)."""
+    for r in runs:
+        for n, unit, _better, _v in _compared(r):
+            if n == name:
+                return unit
+    return ""
+
+
+def metric_names(runs):
+    """Every compared metric some of these runs declare, in declaration order."""
+    seen = []
+    for r in runs:
+        for n, _unit, _better, _v in _compared(r):
+            if n not in seen:
+                seen.append(n)
+    return seen
 
 
 def si(v):

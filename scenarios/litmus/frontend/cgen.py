@@ -12,7 +12,7 @@ stored, per iteration, for counting after the batch.
 
 from . import ir
 from .diag import LitmusError
-from .prims import SETS, SET_C, SET_DESC
+from .prims import SETS, SET_C, SET_DESC, SET_FAMILY, SET_COMPARES
 
 ADDR_TAG = -1000	# LK_ADDR_TAG: values at or below it stand for addresses
 
@@ -243,9 +243,11 @@ def header(tests, rejected, limits):
             if why[s]:
                 continue
             verdict = t.result or "no Result line: expected unknown"
-            out.append("\t{ .name = %s, .help = %s, .forbidden_on = %s, .threads = %d, .no_expectation = %s },\n" % (
+            out.append("\t{ .name = %s, .help = %s, .forbidden_on = %s, .threads = %d, .no_expectation = %s,\n"
+                       "\t  .family = %s, .compares = %s },\n" % (
                 c_string("%s/%s" % (t.name, s)), c_string("%s with %s primitives (LKMM: %s)" % (t.name, SET_DESC[s], verdict)),
-                forbidden_flags(t), len(t.threads), "true" if t.result is None and not t.expect else "false"))
+                forbidden_flags(t), len(t.threads), "true" if t.result is None and not t.expect else "false",
+                SET_FAMILY[s], c_string(SET_COMPARES[s].replace("%s", t.name))))
             vt.append(i)
             vp.append(p)
     if not vt:

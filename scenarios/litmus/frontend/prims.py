@@ -11,6 +11,13 @@ scenarios/litmus-prims.h.  unsupported: set -> why that set cannot run it
 
 SETS = ["kernel", "kernel-mfence", "urcu", "c11"]
 SET_C = {"kernel": "LK_KERNEL", "kernel-mfence": "LK_KERNEL_MFENCE", "urcu": "LK_URCU", "c11": "LK_C11"}
+# The sets' family in the ratio tables (struct mmt_variant's family), and
+# the row each joins: TEST/kernel, TEST/urcu and TEST/c11 compare with each
+# other; kernel-mfence, the same hand-rolled set with a fence instruction,
+# in a row of its own.
+SET_FAMILY = {"kernel": "MMT_FAMILY_HAND_ROLLED", "kernel-mfence": "MMT_FAMILY_HAND_ROLLED",
+              "urcu": "MMT_FAMILY_LIBURCU", "c11": "MMT_FAMILY_C11"}
+SET_COMPARES = {"kernel": "%s", "kernel-mfence": "%s (fence instruction)", "urcu": "%s", "c11": "%s"}
 SET_DESC = {
     "kernel": "hand-rolled kernel-style",
     "kernel-mfence": "hand-rolled, smp_mb() as the fence instruction,",

@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The descriptors' declarations and their checks: every shipped variant
+ * names its family, every ratio-table row holds one variant per family,
+ * every metric is declared once; a metric verify() did not declare, or of
+ * another kind, is refused by name; a kernel config that says an option
+ * is off skips, one that cannot be read does not; a scenario may set only
+ * the sysctls it declares.
+ */
+#include "descriptor.h"
+#include "scenario.h"
+#include "sysctl.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+static void shipped_declarations(void)
+{
+	for (unsigned s = 0; s < mmt_scenario_count(); s++) {
+		const struct mmt_scenario *sc = mmt_scenario_at(s);
+		unsigned undeclared = 0, clashes = 0, dup_metrics = 0;
+
+		for (unsigned v = 0; v < sc->nr_variants; v++) {
+			const struct mmt_variant *a = &sc->variants[v];
+
+			undeclared += a->family == MMT_FAMILY_UNDECLARED ||
+				      (a->injected != (a->family == MMT_FAMILY_INJECTED));
+			for (unsigned w = v + 1; a->compares && w < sc->nr_variants; w++) {
+				const struct mmt_variant *b = &sc->variants[w];
+
+				clashes += b->compares && !strcmp(a->compares, b->compares) && a->family == b->family;
+			}
+		}
+		for (unsigned i = 0; i < sc->nr_metrics; i++)
+			for (unsigned j = i + 1; j < sc->nr_metrics; j++)
+				dup_metrics += !strcmp(sc->metrics[i].name, sc->metrics[j].name);
+		tap_ok(!undeclared, "%s: every variant declares its family (injected ones INJECTED): %u do not",
+		       sc->name, undeclared);
+		tap_ok(!clashes, "%s: a ratio-table row has at most one variant per family (%u clashes)", sc->name,
+		       clashes);
+		tap_ok(sc->nr_metrics > 0 && !dup_metrics, "%s: %u metrics declared, none twice", sc->name,
+		       sc->nr_metrics);
+	}
+}
+
+static const struct mmt_metric fake_metrics[] = {
+	{ "count", MMT_METRIC_COUNT, "items", MMT_BETTER_NEUTRAL, false, "a count" },
+	{ "rate", MMT_METRIC_REAL, "/s", MMT_BETTER_HIGHER, false, "a rate" },
+	{ "lat", MMT_METRIC_LATENCY, "ns", MMT_BETTER_LOWER, true, "a latency" },
+};
+static const char *const fake_config[] = { "CONFIG_MMT_FAKE", NULL };
+static const char *const fake_sysctls[] = { "/proc/sys/kernel/numa_balancing", NULL };
+static const struct mmt_scenario fake = {
+	.name = "fake", .metrics = fake_metrics, .nr_metrics = 3,
+	.needs = { .kernel_config = fake_config, .sysctls = fake_sysctls },
+};
+
+static void check(const char *json, bool want_ok, const char *want_in, const char *what)
+{
+	json_t *m = json_loads(json, 0, NULL);
+	char err[256] = "";
+	int rc = mmt_metrics_check(&fake, m, err, sizeof(err));
+
+	tap_ok((rc == 0) == want_ok && (!want_in || strstr(err, want_in)), "%s%s%s", what, err[0] ? ": " : "", err);
+	json_decref(m);
+}
+
+static void metric_checks(void)
+{
+	check("{\"count\": 3, \"rate\": 1.5, \"lat\": {\"median\": 10.0, \"p99\": 20}}", true, NULL,
+	      "declared metrics of their kinds pass");
+	check("{\"count\": 3, \"rate\": 2, \"lat\": null}", true, NULL, "an integer is a real; a nullable one may be null");
+	check("{\"count\": 3, \"extra\": 1}", false, "\"extra\" is not declared", "an undeclared metric is refused by name");
+	check("{\"count\": 3.5}", false, "\"count\" is declared count", "a real where a count is declared is refused");
+	check("{\"rate\": null}", false, "\"rate\"", "null where the metric is not nullable is refused");
+	check("{\"lat\": {\"median\": 1}}", false, "\"lat\"", "a latency without its p99 is refused");
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	fputs(text, f);
+	fclose(f);
+}
+
+static void needs_checks(const char *top)
+{
+	char path[256], why[256] = "";
+
+	snprintf(path, sizeof(path), "%s/config", top);
+	setenv("MMT_KERNEL_CONFIG", path, 1);
+	write_file(path, "CONFIG_MMT_FAKE=y\n");
+	tap_ok(mmt_needs_unmet(&fake, why, sizeof(why)) == 0, "a config that sets the option: runs");
+	write_file(path, "# CONFIG_MMT_FAKE is not set\n");
+	tap_ok(mmt_needs_unmet(&fake, why, sizeof(why)) == 1 && strstr(why, "CONFIG_MMT_FAKE") && strstr(why, path),
+	       "a config that leaves it out: skipped, saying which option and which file (%s)", why);
+	snprintf(path, sizeof(path), "%s/no-such-config", top);
+	setenv("MMT_KERNEL_CONFIG", path, 1);
+	tap_ok(mmt_needs_unmet(&fake, why, sizeof(why)) == 0, "no config to read: runs (unknown is no reason to skip)");
+	unsetenv("MMT_KERNEL_CONFIG");
+}
+
+static void sysctl_checks(const char *top)
+{
+	char path[320], err[256] = "";
+
+	snprintf(path, sizeof(path), "mkdir -p %s/proc/sys/kernel %s/proc/sys/vm %s/run", top, top, top);
+	if (system(path))
+		return;
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel/numa_balancing", top);
+	write_file(path, "0\n");
+	snprintf(path, sizeof(path), "%s/proc/sys/vm/swappiness", top);
+	write_file(path, "60\n");
+	setenv("MMT_SYSCTL_ROOT", top, 1);
+	mmt_sysctl_scenario(fake.needs.sysctls, true);
+	tap_ok(mmt_sysctl_set("/proc/sys/vm/swappiness", "1", err, sizeof(err)) == -1 &&
+		       strstr(err, "not among the sysctls the scenario declares"),
+	       "a running scenario may not set a sysctl it did not declare: %s", err);
+	tap_ok(mmt_sysctl_set("/proc/sys/kernel/numa_balancing", "1", err, sizeof(err)) == 0,
+	       "... and may set one it declared");
+	mmt_sysctl_scenario(NULL, false);
+	tap_ok(mmt_sysctl_set("/proc/sys/vm/swappiness", "1", err, sizeof(err)) == 0,
+	       "outside a scenario's run (--mutant's switches) the list does not apply");
+	mmt_sysctl_restore_all();
+}
+
+int main(void)
+{
+	char top[64], cmd[128];
+
+	snprintf(top, sizeof(top), "/tmp/mmt-unit-descriptor.XXXXXX");
+	if (!mkdtemp(top))
+		return 1;
+	shipped_declarations();
+	metric_checks();
+	needs_checks(top);
+	sysctl_checks(top);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+	if (system(cmd))
+		tap_ok(0, "cleaning %s", top);
+	return tap_done();
+}
