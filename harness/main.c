@@ -210,6 +210,7 @@ static void fill_measured(struct mmt_record *rec, struct mmt_run *run, const str
 	rec->detection = run->detection ? json_incref(run->detection) : NULL;
 	rec->placement_track = run->placement_track ? json_incref(run->placement_track) : NULL;
 	rec->integrity = run->integrity ? json_incref(run->integrity) : NULL;
+	rec->conditions = run->conditions ? json_incref(run->conditions) : NULL;
 	if (run->events)
 		rec->counters = mmt_counters_json(run->events, run->counters, run->nr_workers, run->cpu_counters,
 						  run->cpu_ids, run->nr_cpu_counters, run->ops);

@@ -121,13 +121,14 @@ json_t *mmt_record_json(const struct mmt_record *r)
 	json_object_set_new(rec, "detection", or_null(r->detection));
 	json_object_set_new(rec, "placement_track", or_null(r->placement_track));
 	json_object_set_new(rec, "integrity", or_null(r->integrity));
+	json_object_set_new(rec, "conditions", or_null(r->conditions));
 	return rec;
 }
 
 void mmt_record_release(struct mmt_record *r)
 {
 	json_t **parts[] = { &r->histogram, &r->probe, &r->metrics, &r->workers, &r->counters,
-			     &r->detection, &r->placement_track, &r->integrity };
+			     &r->detection, &r->placement_track, &r->integrity, &r->conditions };
 
 	for (unsigned i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
 		json_decref(*parts[i]);

@@ -54,6 +54,7 @@ struct mmt_record {
 	uint64_t iterations, elapsed_ns, witnesses;
 	/* built by their owners; each NULL is null (owned references) */
 	json_t *histogram, *probe, *metrics, *workers, *counters, *detection, *placement_track, *integrity;
+	json_t *conditions;	/* conditions.h; NULL: not measured */
 };
 
 /* A record of run rep of variant v at pl, status skipped until told. */

@@ -4,6 +4,7 @@
 #include "integrity.h"
 #include "arch/barrier.h"
 #include "clock.h"
+#include "conditions.h"
 #include "parse.h"
 #include "placement-track.h"
 #include "sysctl.h"
@@ -33,13 +34,23 @@ static struct {
 	uint64_t t_begin[MMT_MAX_CPUS];
 	uint64_t t_end[MMT_MAX_CPUS];
 	uint64_t preemptions[MMT_MAX_CPUS];	/* involuntary switches in the loop */
+	uint64_t cpu_ns[MMT_MAX_CPUS];		/* CPU time in the loop */
+	struct mmt_conditions conditions;	/* the machine meanwhile */
 } sync_state;
 
-static uint64_t involuntary_switches(void)
+/* The calling thread's involuntary switches and CPU time so far, from one
+ * system call. */
+static void thread_usage(uint64_t *switches, uint64_t *cpu_ns)
 {
 	struct rusage ru;
 
-	return getrusage(RUSAGE_THREAD, &ru) ? 0 : (uint64_t)ru.ru_nivcsw;
+	if (getrusage(RUSAGE_THREAD, &ru)) {
+		*switches = *cpu_ns = 0;
+		return;
+	}
+	*switches = (uint64_t)ru.ru_nivcsw;
+	*cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
+		  ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
 }
 
 void mmt_request_stop(void)
@@ -116,7 +127,7 @@ static void *trampoline(void *arg)
 	 * come between those two (a system call there, slow under qemu-user,
 	 * let the ring's consumer start behind its producer and miss the
 	 * injected fault in 12 runs of 20). */
-	sync_state.preemptions[w->id] = involuntary_switches();
+	thread_usage(&sync_state.preemptions[w->id], &sync_state.cpu_ns[w->id]);
 	/* The pthread barrier wakes everyone from sleep with tens of
 	 * microseconds of skew; the spin that follows lines them up within
 	 * a cache-line transfer, so the racing loops start together. */
@@ -133,7 +144,13 @@ static void *trampoline(void *arg)
 	else
 		w->run->sc->worker(w);
 	sync_state.t_end[w->id] = mmt_now_ns();
-	sync_state.preemptions[w->id] = involuntary_switches() - sync_state.preemptions[w->id];
+	{
+		uint64_t switches, cpu;
+
+		thread_usage(&switches, &cpu);
+		sync_state.preemptions[w->id] = switches - sync_state.preemptions[w->id];
+		sync_state.cpu_ns[w->id] = cpu - sync_state.cpu_ns[w->id];
+	}
 	if (w->run->events) {
 		mmt_counters_disable(w->run->events, &w->run->counters[w->id]);
 		mmt_counters_collect(w->run->events, &w->run->counters[w->id]);
@@ -193,6 +210,8 @@ static void record_integrity(struct mmt_run *run)
 
 	run->invalid = !mmt_integrity_valid(&in, run->invalid_reason, sizeof(run->invalid_reason));
 	run->integrity = mmt_integrity_json(&in);
+	run->conditions = mmt_conditions_json(&sync_state.conditions, sync_state.cpu_ns, sync_state.t_begin,
+					      sync_state.t_end, run->nr_workers, run->ops);
 }
 
 /*
@@ -343,6 +362,7 @@ static void supervise(struct mmt_run *run, const pthread_t *threads, uint64_t du
 	uint64_t start, stop_at = 0;
 	unsigned moves_done = 0;
 
+	mmt_conditions_begin(&sync_state.conditions, run->nr_workers);
 	if (!wait_armed(run, sigs, out))
 		return;
 	start = mmt_now_ns();
@@ -355,6 +375,7 @@ static void supervise(struct mmt_run *run, const pthread_t *threads, uint64_t du
 
 		if (all_finished(run->nr_workers))
 			return;
+		mmt_conditions_sample(&sync_state.conditions);
 		apply_moves(run, threads, now - start, &moves_done);
 		if (next_move_in(now - start, moves_done) < slice)
 			slice = next_move_in(now - start, moves_done);
@@ -509,7 +530,8 @@ void mmt_run_release(struct mmt_run *run)
 	json_decref(run->detection);
 	json_decref(run->placement_track);
 	json_decref(run->integrity);
-	run->detection = run->placement_track = run->integrity = NULL;
+	json_decref(run->conditions);
+	run->detection = run->placement_track = run->integrity = run->conditions = NULL;
 	mmt_track_destroy(run->track);
 	run->track = NULL;
 	free(run->workers);

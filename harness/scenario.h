@@ -262,6 +262,7 @@ struct mmt_run {
 	 * verify(); an invalid run is reported INVALID, never as a pass. */
 	uint64_t requested_ns;	/* the duration asked for; 0: none */
 	json_t *integrity;
+	json_t *conditions;	/* conditions.h: load beside the numbers */
 	bool invalid;
 	char invalid_reason[256];
 };

@@ -101,8 +101,8 @@ assert got == want and sum(want.values()) >= 4, (got, want)
 PY
 ok $? "nightly's JUnit: each run's case is what its verdict's row names ($(grep -c '<testcase' "$j" 2>/dev/null) cases)"
 
-# A performance group NOT COMPARABLE (or UNDERPOWERED) is a skipped case
-# with its reason, never a silent pass.
+# A performance group NOT COMPARABLE, LOADED or UNDERPOWERED is a skipped
+# case with its reason, never a silent pass.
 "$MMT_PYTHON3" - "$S" <<'PY'
 import os, sys, xml.etree.ElementTree as ET
 from importlib.machinery import SourceFileLoader
@@ -110,14 +110,16 @@ nightly = SourceFileLoader("nightly", os.path.join(sys.argv[1], "nightly")).load
 class Outcome:
     pass
 o = Outcome()
-k1, k2, k3 = (("h", sc, "v", "same-node", 2) for sc in ("ring", "msgpass", "seqcount"))
-o.groups, o.regressions, o.improvements = {k1, k2, k3}, [], [(k3, "ops_per_sec", 5.0, 0.01)]
+k1, k2, k3, k4 = (("h", sc, "v", "same-node", 2) for sc in ("ring", "msgpass", "seqcount", "barrier-cost"))
+o.groups, o.regressions, o.improvements = {k1, k2, k3, k4}, [], [(k3, "ops_per_sec", 5.0, 0.01)]
 o.not_comparable, o.underpowered = [k1], [(k2, "ops_per_sec")]
+o.loaded = [(k4, "ns_per_op", 245.0, 0.008)]
 t = nightly.junit("s", [], [], o, 0, 0, {"h": "h"}).getroot()
 got = {tc.get("name").split()[0]: [(k.tag, k.get("message", "").split(":")[0]) for k in tc] for tc in t.iter("testcase")}
-assert got == {"ring": [("skipped", "NOT COMPARABLE")], "msgpass": [("skipped", "UNDERPOWERED")], "seqcount": []}, got
-assert t.get("skipped") == "2" and t.get("failures") == "0", t.attrib
+assert got == {"ring": [("skipped", "NOT COMPARABLE")], "msgpass": [("skipped", "UNDERPOWERED")], "seqcount": [],
+               "barrier-cost": [("skipped", "LOADED")]}, got
+assert t.get("skipped") == "3" and t.get("failures") == "0", t.attrib
 PY
-ok $? "nightly's JUnit: NOT COMPARABLE and UNDERPOWERED groups are skipped cases with the verdict, an improvement passes"
+ok $? "nightly's JUnit: NOT COMPARABLE, LOADED and UNDERPOWERED groups are skipped cases with the verdict, an improvement passes"
 
 done_testing
