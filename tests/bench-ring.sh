@@ -6,22 +6,33 @@
 command -v python3 >/dev/null || { skip "python3 not installed"; done_testing; exit; }
 
 # doc FILE SCENARIO "REPEAT VARIANT ONE_WAY OPS_PER_SEC [ONE_WAY OPS_PER_SEC]" ...
+# Valid results documents (bench-ring reads through the schema check):
+# a real run of the scenario, its run copied and its figures set.
 doc() {
-	python3 - "$@" <<'EOF'
-import json, sys
-path, scenario = sys.argv[1], sys.argv[2]
+	"$MMT_BIN" "$2" --variant "$(variants_of "$2" forbidden | head -1)" --duration 20ms --events none \
+		--output "$scratch/template-$2.json" >/dev/null 2>&1
+	python3 - "$scratch/template-$2.json" "$@" <<'EOF'
+import copy, json, sys
+template, path, scenario = sys.argv[1], sys.argv[2], sys.argv[3]
+doc = json.load(open(template))
+base = doc["runs"][0]
 runs = []
-for spec in sys.argv[3:]:
+for spec in sys.argv[4:]:
     f = spec.split()
     rep, var, rest = int(f[0]), f[1], f[2:]
     split = [{"one_way_ns": float(rest[i]), "ops_per_sec": float(rest[i + 1]),
               "elapsed_ns": 1000000000 // (len(rest) // 2)} for i in range(0, len(rest), 2)]
-    runs.append({"scenario": scenario, "variant": var, "repeat": rep, "status": "ok",
-                 "elapsed_ns": 1000000000, "ops_per_sec": split[0]["ops_per_sec"],
-                 "probe": {"stable": len(split) == 1, "before": [{"one_way_ns": split[0]["one_way_ns"]}]},
-                 "placement_track": {"moved": len(split) > 1, "by_placement": split}})
-json.dump({"metadata": {"command_line": ["mmtorture", scenario, "--repeat", "3", "--duration", "1s"]},
-           "runs": runs}, open(path, "w"))
+    r = copy.deepcopy(base)
+    r.update({"variant": var, "repeat": rep, "status": "ok", "elapsed_ns": 1000000000,
+              "ops_per_sec": split[0]["ops_per_sec"], "placement_track": {"moved": len(split) > 1, "by_placement": split}})
+    r["probe"]["stable"] = len(split) == 1
+    r["probe"]["before"] = r["probe"]["before"][:1]
+    r["probe"]["before"][0]["one_way_ns"] = split[0]["one_way_ns"]
+    runs.append(r)
+doc["runs"] = runs
+doc["summary"]["runs"] = len(runs)
+doc["metadata"]["command_line"] = ["mmtorture", scenario, "--repeat", "3", "--duration", "1s"]
+json.dump(doc, open(path, "w"))
 EOF
 }
 
@@ -59,4 +70,8 @@ echo '{"runs": [' >"$scratch/cut.json"
 e=$("$MMT_SRCDIR/scripts/bench-ring" --from "$scratch/cut.json" "$scratch/seq.json" 2>&1 >/dev/null)
 [ $? -eq 2 ] && [ "$(printf '%s\n' "$e" | wc -l)" -eq 1 ]
 ok $? "a truncated results file: one line, exit 2 ($e)"
+sed 's/"status": "ok"/"status": "fine"/' "$scratch/ring.json" >"$scratch/bad.json"
+e=$("$MMT_SRCDIR/scripts/bench-ring" --from "$scratch/bad.json" "$scratch/seq.json" 2>&1 >/dev/null)
+[ $? -eq 2 ] && printf '%s' "$e" | grep -q "status"
+ok $? "valid JSON that fails the schema: refused, exit 2, naming the field ($e)"
 done_testing
