@@ -232,9 +232,11 @@ const struct mmt_cli_row mmt_cli_rows[] = {
 	  .set = set_list },
 	{ "dry-run", NULL, NULL,
 	  "check the command line against this machine and print the runs it would make, one "
-	  "line each: scenario, variant, placement, repeat and the CPUs it would use, or "
-	  "'skipped:' and why; nothing runs, nothing is written (scripts/nightly checks every "
-	  "suite line so before the first runs)",
+	  "line each: scenario, variant, placement, repeat, the CPUs it would use and its time "
+	  "bound ('bound 1.000s', '(ends once done)' where the scenario ends it sooner, or "
+	  "'iterations N'), or 'skipped:' and why; nothing runs, nothing is written "
+	  "(scripts/nightly checks every suite line so before the first runs, and estimates "
+	  "the night from it)",
 	  .set = set_dry_run },
 	{ "progress", NULL, NULL,
 	  "the line on stderr with run i/N, elapsed and ETA (run 3/12, 0:04 elapsed, ETA 0:11: "

@@ -766,6 +766,21 @@ static int run_all(struct invocation *inv)
 	return rc == 1 ? 0 : rc;
 }
 
+/* A planned run's time bound, for --dry-run's readers (nightly's
+ * estimate): " bound SECONDSs", "(ends once done)" when the scenario ends
+ * it earlier by itself, or " iterations N" when only a count bounds it. */
+static void print_bound(const struct mmt_cli *cli, const struct mmt_scenario *sc)
+{
+	uint64_t ns = run_duration(cli, sc);
+
+	if (!ns) {
+		printf(" iterations %llu\n", (unsigned long long)cli->iterations);
+		return;
+	}
+	printf(" bound %.3fs%s\n", (double)ns / 1e9,
+	       cli->duration_defaulted && sc->default_duration_ns ? " (ends once done)" : "");
+}
+
 /* --dry-run: each run the loop would make, planned as it would plan it:
  * its CPUs, or why it would be skipped.  Nothing runs or is written. */
 static int dry_run(struct invocation *inv)
@@ -796,7 +811,7 @@ static int dry_run(struct invocation *inv)
 					}
 					for (unsigned i = 0; i < threads; i++)
 						printf("%s%d", i ? "," : "cpus ", cpus[i]);
-					putchar('\n');
+					print_bound(cli, sc);
 				}
 	}
 	return MMT_EXIT_OK;

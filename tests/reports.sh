@@ -238,6 +238,28 @@ assert '--seed ' in f.text and 'histogram: ' in f.text, f.text
 	[ "$rc" -eq 2 ] && [ ! -e "$scratch/typo-res" ] && grep -q "invocation 2 (msgpass --varient mb):.*did you mean --variant" "$scratch/out"
 	ok $? "nightly: a malformed suite line is exit $rc before anything runs: $(tail -n 1 "$scratch/out")"
 
+	# --estimate: the runs each line plans (--dry-run) and their time
+	# bounds, nothing run or written; the ETA as the night goes.
+	printf '%s\n' "msgpass --variant mb,plain --duration 200ms" "ring --variant cached --repeat 2 --duration 1s" \
+		"mmrace --variant broken-early-epoch --repeat 1" >"$scratch/est-suite"
+	MMT_RESULTS_DIR="$scratch/est-res" "$S/nightly" "$scratch/est-suite" --runner "$MMT_BIN" --repeats 3 --estimate \
+		>"$scratch/out" 2>&1
+	rc=$?
+	[ "$rc" -eq 0 ] && [ ! -e "$scratch/est-res" ] &&
+		grep -q "estimate: 9 runs, about 5 s, plus 1 run that ends once done" "$scratch/out"
+	ok $? "nightly --estimate: 2x3 + 2 runs bounded by 3.2 s plus 0.25 s each, one open-ended; nothing written ($(cat "$scratch/out"))"
+	MMT_RESULTS_DIR="$scratch/est-res" "$S/nightly" "$MMT_SRCDIR/suites/quick" --runner "$MMT_BIN" --estimate \
+		>"$scratch/out" 2>&1
+	secs=$(sed -n 's/.*estimate: [0-9]* runs[^,]*, about \([0-9]*\) s.*/\1/p' "$scratch/out")
+	[ -n "$secs" ] && [ "$secs" -le 180 ]
+	ok $? "the shipped quick suite plans at most 3 minutes of fixed-length runs ($(cat "$scratch/out"))"
+	printf '%s\n' "msgpass --variant mb --duration 50ms" "ring --variant cached --duration 50ms" >"$scratch/eta-suite"
+	MMT_RESULTS_DIR="$scratch/eta-res" "$S/nightly" "$scratch/eta-suite" --runner "$MMT_BIN" --repeats 1 \
+		>"$scratch/out" 2>&1
+	grep -q "^\[1/2\] run-scenario msgpass.*; about [0-9]* s left, done near [0-9][0-9]:[0-9][0-9]$" "$scratch/out" &&
+		grep -q "^\[2/2\] run-scenario ring.*([0-9]* s)$" "$scratch/out"
+	ok $? "nightly says after each line how long the rest should take: $(grep '^\[1/2\]' "$scratch/out")"
+
 	MMT_RESULTS_DIR="$scratch/res" "$S/nightly" "$scratch/good-suite" --runner "$MMT_BIN" --repeats 4 >"$scratch/out" 2>&1
 	rc=$?
 	[ "$rc" -eq 0 ] && ! ls "$scratch"/res/nightly/ | grep -q 'good-suite-accepted' && grep -q 'run with --accept' "$scratch/out"
