@@ -23,7 +23,6 @@
 
 #define HANG_GRACE_NS (10ull * 1000000000ull)
 
-struct mmt_stop mmt_stop;
 
 /* Start/finish bookkeeping, each counter on its own line: workers spin on
  * 'armed' at the start and we do not want that to slow the 'finished' add. */
@@ -51,17 +50,6 @@ static void thread_usage(uint64_t *switches, uint64_t *cpu_ns)
 	*switches = (uint64_t)ru.ru_nivcsw;
 	*cpu_ns = ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ull +
 		  ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ull;
-}
-
-void mmt_request_stop(void)
-{
-	WRITE_ONCE(mmt_stop.flag, 1);
-}
-
-void mmt_witness_note(struct mmt_worker *w, uint64_t iteration)
-{
-	w->first_witness_ns = mmt_now_ns();
-	w->first_witness_iteration = iteration;
 }
 
 /* The test hooks (placement-track.h), read once before the first run. */
@@ -402,12 +390,13 @@ static void supervise(struct mmt_run *run, const pthread_t *threads, uint64_t du
 	}
 }
 
-void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
-		     const sigset_t *stop_signals, struct mmt_run_outcome *out)
+/* The run's memory, its workers' slots and the scenario's prepare(); -1
+ * with out->error set (what was allocated is freed by the caller's
+ * release_memory, whatever failed). */
+static int set_up(struct mmt_run *run, uint64_t duration_ns, struct mmt_run_outcome *out)
 {
 	const struct mmt_scenario *sc = run->sc;
-	pthread_t *threads;
-	unsigned n = run->nr_workers, started = 0;
+	unsigned n = run->nr_workers;
 
 	memset(out, 0, sizeof(*out));
 	out->end = MMT_END_DONE;
@@ -416,32 +405,25 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 	run->requested_ns = duration_ns;
 	run->shared_size = sc->shared_size ? sc->shared_size(run) : 0;
 	run->workers = aligned_alloc(MMT_PAD_BYTES, n * sizeof(*run->workers));
-	threads = calloc(n, sizeof(*threads));
-	if (!run->workers || !threads) {
-		out->end = MMT_END_ERROR;
+	if (!run->workers) {
 		snprintf(out->error, sizeof(out->error), "out of memory for %u workers", n);
-		free(threads);
-		return;
+		return -1;
 	}
 	memset(run->workers, 0, n * sizeof(*run->workers));
 	run->track = mmt_track_create(run, track_env()->interval_ns);
 	if (run->shared_size) {
 		run->shared = alloc_shared(run->shared_size, run->mem_node, &out->actual_mem_node);
 		if (!run->shared) {
-			out->end = MMT_END_ERROR;
-			snprintf(out->error, sizeof(out->error),
-				 "cannot allocate %zu bytes on node %d", run->shared_size, run->mem_node);
-			free(threads);
-			return;
+			snprintf(out->error, sizeof(out->error), "cannot allocate %zu bytes on node %d",
+				 run->shared_size, run->mem_node);
+			return -1;
 		}
 	}
 	mmt_sysctl_scenario(sc->needs.sysctls, true);
 	if (sc->prepare && sc->prepare(run)) {
-		out->end = MMT_END_ERROR;
 		snprintf(out->error, sizeof(out->error), "%s: prepare failed", sc->name);
-		goto free_mem;
+		return -1;
 	}
-
 	if (run->events) {
 		run->counters = calloc(n, sizeof(*run->counters));
 		if (!run->counters)
@@ -449,6 +431,14 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		else
 			open_cpu_counters(run);
 	}
+	return 0;
+}
+
+/* One pinned thread per worker, lined up at the start barrier. */
+static void start_workers(struct mmt_run *run, const int *cpus, pthread_t *threads)
+{
+	unsigned n = run->nr_workers;
+
 	WRITE_ONCE(mmt_stop.flag, 0);
 	sync_state.armed = 0;
 	sync_state.finished = 0;
@@ -477,31 +467,30 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 				cpus[i], strerror(err));
 			exit(3);
 		}
-		started++;
 	}
-	supervise(run, threads, duration_ns, stop_signals, out);
-	if (out->end == MMT_END_HUNG) {
-		/* workers still spin on shared memory: leave it mapped */
-		mmt_sysctl_scenario(NULL, false);
-		return;
-	}
-	for (unsigned i = 0; i < started; i++)
+}
+
+/* After the workers returned: the run's span, the outcomes, verify() and
+ * the harness's own figures. */
+static void collect(struct mmt_run *run, const pthread_t *threads, struct mmt_run_outcome *out)
+{
+	const struct mmt_scenario *sc = run->sc;
+	unsigned n = run->nr_workers;
+	uint64_t first = UINT64_MAX, last = 0;
+
+	for (unsigned i = 0; i < n; i++)
 		pthread_join(threads[i], NULL);
 	if (run->events)
 		close_cpu_counters(run);
 	pthread_barrier_destroy(&sync_state.barrier);
-	{
-		uint64_t first = UINT64_MAX, last = 0;
-
-		for (unsigned i = 0; i < n; i++) {
-			if (sync_state.t_begin[i] < first)
-				first = sync_state.t_begin[i];
-			if (sync_state.t_end[i] > last)
-				last = sync_state.t_end[i];
-		}
-		out->elapsed_ns = last > first ? last - first : 0;
-		run->elapsed_ns = out->elapsed_ns;
+	for (unsigned i = 0; i < n; i++) {
+		if (sync_state.t_begin[i] < first)
+			first = sync_state.t_begin[i];
+		if (sync_state.t_end[i] > last)
+			last = sync_state.t_end[i];
 	}
+	out->elapsed_ns = last > first ? last - first : 0;
+	run->elapsed_ns = out->elapsed_ns;
 	run->metrics = json_object();
 	/* Outcomes default to the sum of the workers' own counts; a scenario
 	 * that counts elsewhere overwrites them in verify(). */
@@ -514,9 +503,33 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 	if (mmt_metrics_check(sc, run->metrics, out->error, sizeof(out->error)))
 		out->end = MMT_END_ERROR;
 	record_harness_figures(run);
-	if (sc->cleanup)
-		sc->cleanup(run);
-free_mem:
+}
+
+void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
+		     const sigset_t *stop_signals, struct mmt_run_outcome *out)
+{
+	pthread_t *threads = calloc(run->nr_workers, sizeof(*threads));
+	bool prepared;
+
+	if (!threads || set_up(run, duration_ns, out)) {
+		out->end = MMT_END_ERROR;
+		if (!threads)
+			snprintf(out->error, sizeof(out->error), "out of memory for %u threads", run->nr_workers);
+		/* cleanup() only after a prepare() that succeeded */
+		prepared = false;
+	} else {
+		prepared = true;
+		start_workers(run, cpus, threads);
+		supervise(run, threads, duration_ns, stop_signals, out);
+		if (out->end == MMT_END_HUNG) {
+			/* workers still spin on shared memory: leave it mapped */
+			mmt_sysctl_scenario(NULL, false);
+			return;
+		}
+		collect(run, threads, out);
+	}
+	if (prepared && run->sc->cleanup)
+		run->sc->cleanup(run);
 	mmt_sysctl_scenario(NULL, false);
 	free_shared(run->shared, run->shared_size);
 	run->shared = NULL;
