@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A run's integrity (harness/integrity.c): valid only when it did work,
  * its workers ran together, and it ended near the duration asked for. */
+#include "conditions.h"
 #include "integrity.h"
 #include "tap.h"
 
@@ -45,5 +46,26 @@ int main(void)
 		       json_integer_value(json_array_get(json_object_get(j, "preemptions"), 1)) == 4,
 	       "the record: overlap 0, overrun 2 s, invalid with its reason, preemptions per worker");
 	json_decref(j);
+	/* The conditions beside the integrity: /proc/loadavg's fields, and
+	 * the workers' share of their wall time on a CPU. */
+	{
+		double load = 0;
+		unsigned running = 0;
+		struct mmt_conditions c = { .own = 3, .load_before = 0.5, .samples = 4, .others_sum = 6, .others_max = 3 };
+		const uint64_t cpu[2] = { 500000000, 1000000000 }, tb[2] = { 0, 0 }, te[2] = { 1000000000, 1000000000 };
+		json_t *cj;
+
+		int rc = mmt_loadavg_parse("0.20 0.18 0.12 3/80 11206\n", &load, &running);
+
+		tap_ok(!rc && load == 0.20 && running == 3, "loadavg: 1-minute load and runnable count (%.2f, %u)", load,
+		       running);
+		tap_ok(mmt_loadavg_parse("0.20 0.18", &load, &running) == -1, "loadavg: a short line is refused");
+		cj = mmt_conditions_json(&c, cpu, tb, te, 2, 1000);
+		tap_ok(json_real_value(json_object_get(cj, "on_cpu")) == 0.75 &&
+			       json_real_value(json_object_get(cj, "others_running")) == 1.5 &&
+			       json_real_value(json_object_get(cj, "cpu_ns_per_op")) == 1500000.0,
+		       "conditions: 1.5 s of CPU over 2 s of loops is 0.75 on CPU; 6 others over 4 samples 1.5; 1.5 ms a op");
+		json_decref(cj);
+	}
 	return tap_done();
 }
