@@ -630,81 +630,96 @@ static json_t *encoding_json(const struct mmt_event *e)
 	return j;
 }
 
-static json_t *event_json(const struct mmt_event_set *set, unsigned i, const struct mmt_counters *cs,
-			  unsigned n, const int *cpu_ids, uint64_t ops, double *total_out)
-{
-	const struct mmt_event *e = &set->ev[i];
-	bool system = !thread_scope(set, e);
-	json_t *per = json_array(), *raw = json_array(), *enabled = json_array(), *running = json_array(), *ev;
-	double total = 0, worst = 1.0;
-	unsigned counted = 0, failed = 0;
-	int err = 0;
-	char reason[400] = "";
+/* One event's readings across workers (or CPUs), scaled for multiplexing. */
+struct event_readings {
+	json_t *per, *raw, *enabled, *running;
+	double total, worst;	/* scaled sum; the least time an event ran / was enabled */
+	unsigned counted, failed;
+	int err;		/* an open error, for the reason */
+};
 
+static void read_event(const struct mmt_counters *cs, unsigned n, unsigned i, struct event_readings *r)
+{
+	*r = (struct event_readings){ json_array(), json_array(), json_array(), json_array(), 0, 1.0, 0, 0, 0 };
 	for (unsigned k = 0; k < n; k++) {
 		double scaled, ratio;
 		bool opened = !cs[k].err[i] && cs[k].fd[i] != -1;
 
 		/* What was read, before scaling: lets a reader redo it. */
-		json_array_append_new(raw, opened ? json_integer((json_int_t)cs[k].value[i]) : json_null());
-		json_array_append_new(enabled, opened ? json_integer((json_int_t)cs[k].enabled[i]) : json_null());
-		json_array_append_new(running, opened ? json_integer((json_int_t)cs[k].running[i]) : json_null());
+		json_array_append_new(r->raw, opened ? json_integer((json_int_t)cs[k].value[i]) : json_null());
+		json_array_append_new(r->enabled, opened ? json_integer((json_int_t)cs[k].enabled[i]) : json_null());
+		json_array_append_new(r->running, opened ? json_integer((json_int_t)cs[k].running[i]) : json_null());
 		if (!opened) {
-			failed++;
-			err = cs[k].err[i] ? cs[k].err[i] : err;
-			json_array_append_new(per, json_null());
+			r->failed++;
+			r->err = cs[k].err[i] ? cs[k].err[i] : r->err;
+			json_array_append_new(r->per, json_null());
 			continue;
 		}
 		if (!mmt_counter_scale(cs[k].value[i], cs[k].enabled[i], cs[k].running[i], &scaled, &ratio)) {
-			json_array_append_new(per, json_null());
+			json_array_append_new(r->per, json_null());
 			continue;
 		}
-		counted++;
-		total += scaled;
-		if (ratio < worst)
-			worst = ratio;
-		json_array_append_new(per, json_real(scaled));
+		r->counted++;
+		r->total += scaled;
+		if (ratio < r->worst)
+			r->worst = ratio;
+		json_array_append_new(r->per, json_real(scaled));
 	}
-	*total_out = counted ? total : -1;
-	if (e->unsupported[0] || (n && failed == n) || !n) {
+}
+
+static void drop_readings(struct event_readings *r)
+{
+	json_decref(r->per);
+	json_decref(r->raw);
+	json_decref(r->enabled);
+	json_decref(r->running);
+}
+
+/* An event with no value: "unsupported" or "not-counted", with the reason. */
+static json_t *event_without_value(const struct mmt_event *e, bool system, const char *status, const char *reason)
+{
+	json_t *ev = json_pack("{s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:n}", "name", e->name, "kind", kind_name(e->kind),
+			       "scope", system ? "system" : "thread", "status", status, "reason", reason, "value",
+			       "scaling", "per_op");
+
+	json_object_set_new(ev, "encoding", encoding_json(e));
+	return ev;
+}
+
+static json_t *event_json(const struct mmt_event_set *set, unsigned i, const struct mmt_counters *cs,
+			  unsigned n, const int *cpu_ids, uint64_t ops, double *total_out)
+{
+	const struct mmt_event *e = &set->ev[i];
+	bool system = !thread_scope(set, e);
+	struct event_readings r;
+	char reason[400] = "";
+	json_t *ev;
+
+	read_event(cs, n, i, &r);
+	*total_out = -1;
+	if (e->unsupported[0] || (n && r.failed == n) || !n) {
 		if (e->unsupported[0])
 			snprintf(reason, sizeof(reason), "%s", e->unsupported);
 		else if (!n)
 			snprintf(reason, sizeof(reason), "no CPU to count on");
 		else
-			reason_for(err, e, reason, sizeof(reason));
-		json_decref(per);
-		json_decref(raw);
-		json_decref(enabled);
-		json_decref(running);
-		*total_out = -1;
-		ev = json_pack("{s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:n}", "name", e->name, "kind",
-			       kind_name(e->kind), "scope", system ? "system" : "thread", "status",
-			       "unsupported", "reason", reason, "value", "scaling", "per_op");
-		json_object_set_new(ev, "encoding", encoding_json(e));
-		return ev;
+			reason_for(r.err, e, reason, sizeof(reason));
+		drop_readings(&r);
+		return event_without_value(e, system, "unsupported", reason);
 	}
-	if (!counted) {
-		json_decref(per);
-		json_decref(raw);
-		json_decref(enabled);
-		json_decref(running);
-		ev = json_pack("{s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:n}", "name", e->name, "kind",
-			       kind_name(e->kind), "scope", system ? "system" : "thread", "status",
-			       "not-counted", "reason", "never scheduled: multiplexed out for the whole run",
-			       "value", "scaling", "per_op");
-		json_object_set_new(ev, "encoding", encoding_json(e));
-		return ev;
+	if (!r.counted) {
+		drop_readings(&r);
+		return event_without_value(e, system, "not-counted", "never scheduled: multiplexed out for the whole run");
 	}
-	ev = json_pack("{s:s,s:s,s:s,s:s,s:n,s:f,s:f,s:o}", "name", e->name, "kind",
-		       kind_name(e->kind), "scope", system ? "system" : "thread", "status", "ok",
-		       "reason", "value", total, "scaling", worst,
-		       "per_op", ops ? json_real(total / (double)ops) : json_null());
+	*total_out = r.total;
+	ev = json_pack("{s:s,s:s,s:s,s:s,s:n,s:f,s:f,s:o}", "name", e->name, "kind", kind_name(e->kind), "scope",
+		       system ? "system" : "thread", "status", "ok", "reason", "value", r.total, "scaling", r.worst,
+		       "per_op", ops ? json_real(r.total / (double)ops) : json_null());
 	json_object_set_new(ev, "encoding", encoding_json(e));
-	json_object_set_new(ev, system ? "per_cpu" : "per_worker", per);
-	json_object_set_new(ev, "raw", raw);
-	json_object_set_new(ev, "enabled_ns", enabled);
-	json_object_set_new(ev, "running_ns", running);
+	json_object_set_new(ev, system ? "per_cpu" : "per_worker", r.per);
+	json_object_set_new(ev, "raw", r.raw);
+	json_object_set_new(ev, "enabled_ns", r.enabled);
+	json_object_set_new(ev, "running_ns", r.running);
 	if (system) {
 		json_t *ids = json_array();
 
@@ -713,7 +728,7 @@ static json_t *event_json(const struct mmt_event_set *set, unsigned i, const str
 		json_object_set_new(ev, "cpus", ids);
 	} else {
 		/* Some workers could not open it: the total covers the others. */
-		json_object_set_new(ev, "partial", json_boolean(failed > 0));
+		json_object_set_new(ev, "partial", json_boolean(r.failed > 0));
 	}
 	return ev;
 }

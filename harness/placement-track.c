@@ -365,17 +365,86 @@ static double per_sec(uint64_t v, uint64_t ns)
 	return ns ? (double)v * 1e9 / (double)ns : 0;
 }
 
+/* Segments of one placement class (one-way latencies within the stable
+ * ratio of the first segment's): what the run did there. */
+struct track_class {
+	double one_way_ns;
+	unsigned segments, samples;
+	struct span sum;
+};
+
+/* The class a segment's latency belongs to, made if new; NULL past
+ * MAX_CLASSES. */
+static struct track_class *class_of(struct track_class *cls, unsigned *ncls, double one_way_ns)
+{
+	for (unsigned c = 0; c < *ncls; c++)
+		if (!differs(one_way_ns, cls[c].one_way_ns, MMT_PROBE_STABLE_RATIO))
+			return &cls[c];
+	if (*ncls == MAX_CLASSES)
+		return NULL;
+	memset(&cls[*ncls], 0, sizeof(cls[0]));
+	cls[*ncls].one_way_ns = one_way_ns;	/* the class is named by its first */
+	return &cls[(*ncls)++];
+}
+
+/* Each segment's span (the last one's with the tail after its last
+ * sample, up to end) into segs and its class; the time between segments
+ * into *unattributed. */
+static void split_segments(const struct mmt_track *t, const struct mmt_track_segment *seg, unsigned nseg,
+			   const struct mmt_track_sample *end, unsigned ow, json_t *segs, struct track_class *cls,
+			   unsigned *ncls, uint64_t *unattributed)
+{
+	for (unsigned k = 0; k < nseg; k++) {
+		struct span sp = span_of(t->s, seg[k].first, seg[k].last, ow);
+		struct track_class *c;
+
+		if (k + 1 == nseg && end->t_ns > t->s[seg[k].last].t_ns) {
+			/* The tail after the last sample, under a sampling interval. */
+			struct mmt_track_sample pair[2] = { t->s[seg[k].last], *end };
+			struct span tail = span_of(pair, 0, 1, ow);
+
+			sp.ns += tail.ns;
+			sp.ops += tail.ops;
+			sp.witnesses += tail.witnesses;
+		}
+		if (k + 1 < nseg)	/* between the last sample here and the next */
+			*unattributed += t->s[seg[k + 1].first].t_ns - t->s[seg[k].last].t_ns;
+		json_array_append_new(segs, json_pack("{s:I,s:I,s:i,s:f}", "start_ns",
+			(json_int_t)t->s[seg[k].first].t_ns, "end_ns",
+			(json_int_t)(k + 1 == nseg ? end->t_ns : t->s[seg[k].last].t_ns),
+			"samples", seg[k].samples, "one_way_ns", seg[k].one_way_ns));
+		c = class_of(cls, ncls, seg[k].one_way_ns);
+		if (!c)
+			continue;
+		c->segments++;
+		c->samples += seg[k].samples;
+		c->sum.ns += sp.ns;
+		c->sum.ops += sp.ops;
+		c->sum.witnesses += sp.witnesses;
+	}
+}
+
+static json_t *classes_json(const struct track_class *cls, unsigned ncls)
+{
+	json_t *by = json_array();
+
+	for (unsigned c = 0; c < ncls; c++)
+		json_array_append_new(by, json_pack("{s:f,s:i,s:i,s:I,s:I,s:f,s:I,s:f}",
+			"one_way_ns", cls[c].one_way_ns, "segments", cls[c].segments,
+			"samples", cls[c].samples, "elapsed_ns", (json_int_t)cls[c].sum.ns,
+			"ops", (json_int_t)cls[c].sum.ops, "ops_per_sec", per_sec(cls[c].sum.ops, cls[c].sum.ns),
+			"witnesses", (json_int_t)cls[c].sum.witnesses,
+			"witnesses_per_sec", per_sec(cls[c].sum.witnesses, cls[c].sum.ns)));
+	return by;
+}
+
 json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uint64_t elapsed_ns)
 {
 	struct mmt_track_segment seg[MAX_SEGMENTS];
-	struct {
-		double one_way_ns;
-		unsigned segments, samples;
-		struct span sum;
-	} cls[MAX_CLASSES];
+	struct track_class cls[MAX_CLASSES];
 	unsigned nseg, ncls = 0, outliers = 0, ow = run->sc->split_ops_worker ? 1 : 0;
 	double *x, lo = INFINITY, hi = 0, session_median;
-	json_t *segs = json_array(), *by = json_array(), *doc;
+	json_t *segs, *doc;
 	uint64_t unattributed = 0;
 	struct mmt_track_sample end;
 
@@ -395,54 +464,15 @@ json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uin
 	for (unsigned i = 0; i < t->nr; i++)
 		x[i] = t->s[i].one_way_ns;
 	nseg = mmt_track_segment(x, t->nr, MMT_PROBE_STABLE_RATIO, seg, MAX_SEGMENTS, &outliers);
+	free(x);
 	/* The run's end as a last point: the final counts, the run's length. */
 	end.t_ns = elapsed_ns;
 	for (unsigned i = 0; i < 2; i++) {
 		end.ops[i] = run->workers[i].ops;
 		end.witnesses[i] = witnesses_of(&run->workers[i], run->sc->nr_outcomes);
 	}
-	for (unsigned k = 0; k < nseg; k++) {
-		struct span sp = span_of(t->s, seg[k].first, seg[k].last, ow);
-		unsigned c;
-
-		if (k + 1 == nseg && end.t_ns > t->s[seg[k].last].t_ns) {
-			/* The tail after the last sample, under a sampling interval. */
-			struct mmt_track_sample pair[2] = { t->s[seg[k].last], end };
-			struct span tail = span_of(pair, 0, 1, ow);
-
-			sp.ns += tail.ns;
-			sp.ops += tail.ops;
-			sp.witnesses += tail.witnesses;
-		}
-		if (k + 1 < nseg)	/* between the last sample here and the next */
-			unattributed += t->s[seg[k + 1].first].t_ns - t->s[seg[k].last].t_ns;
-		json_array_append_new(segs, json_pack("{s:I,s:I,s:i,s:f}", "start_ns",
-			(json_int_t)t->s[seg[k].first].t_ns, "end_ns",
-			(json_int_t)(k + 1 == nseg ? end.t_ns : t->s[seg[k].last].t_ns),
-			"samples", seg[k].samples, "one_way_ns", seg[k].one_way_ns));
-		for (c = 0; c < ncls; c++)
-			if (!differs(seg[k].one_way_ns, cls[c].one_way_ns, MMT_PROBE_STABLE_RATIO))
-				break;
-		if (c == ncls) {
-			if (ncls == MAX_CLASSES)
-				continue;
-			memset(&cls[c], 0, sizeof(cls[c]));
-			cls[c].one_way_ns = seg[k].one_way_ns;	/* the class is named by its first */
-			ncls++;
-		}
-		cls[c].segments++;
-		cls[c].samples += seg[k].samples;
-		cls[c].sum.ns += sp.ns;
-		cls[c].sum.ops += sp.ops;
-		cls[c].sum.witnesses += sp.witnesses;
-	}
-	for (unsigned c = 0; c < ncls; c++)
-		json_array_append_new(by, json_pack("{s:f,s:i,s:i,s:I,s:I,s:f,s:I,s:f}",
-			"one_way_ns", cls[c].one_way_ns, "segments", cls[c].segments,
-			"samples", cls[c].samples, "elapsed_ns", (json_int_t)cls[c].sum.ns,
-			"ops", (json_int_t)cls[c].sum.ops, "ops_per_sec", per_sec(cls[c].sum.ops, cls[c].sum.ns),
-			"witnesses", (json_int_t)cls[c].sum.witnesses,
-			"witnesses_per_sec", per_sec(cls[c].sum.witnesses, cls[c].sum.ns)));
+	segs = json_array();
+	split_segments(t, seg, nseg, &end, ow, segs, cls, &ncls, &unattributed);
 	doc = json_pack("{s:[i,i],s:I,s:I,s:I,s:o,s:i,s:I,s:i,s:b,s:i,s:o,s:o,s:o,s:I,s:i}",
 		"cpus", run->workers[0].cpu, run->workers[1].cpu,
 		"interval_ns", (json_int_t)t->interval_ns,
@@ -452,9 +482,8 @@ json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uin
 		"samples", t->nr, "missed", (json_int_t)t->missed, "outliers", outliers,
 		"moved", nseg > 1, "moves", nseg ? nseg - 1 : 0,
 		"one_way_ns", t->nr ? json_pack("{s:f,s:f}", "min", lo, "max", hi) : json_null(),
-		"segments", segs, "by_placement", by, "unattributed_ns", (json_int_t)unattributed,
+		"segments", segs, "by_placement", classes_json(cls, ncls), "unattributed_ns", (json_int_t)unattributed,
 		"ops_worker", ow);
-	free(x);
 	return doc;
 }
 

@@ -117,11 +117,39 @@ static const char *short_verdict(const char *v)
 	return v ? v : "-";
 }
 
-void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
+/* One measured run's row; *cut when its detail had to be shortened. */
+static void table_row(FILE *f, const json_t *run, int sw, int vw, int room, bool *cut)
 {
-	const json_t *runs = json_object_get(doc, "runs"), *run, *sum;
+	const char *verdict = json_string_value(json_object_get(run, "verdict"));
+	char rate[16], nsop[16], det[160], pr[32], cp[64], wit[16];
+	const char *shown = wide ? (verdict ? verdict : "-") : short_verdict(verdict);
+	int here = room - ((int)strlen(shown) > 9 ? (int)strlen(shown) - 9 : 0);
+
+	si(rate, sizeof(rate), json_number_value(json_object_get(run, "ops_per_sec")));
+	snprintf(nsop, sizeof(nsop), "%.1f", json_number_value(json_object_get(run, "ns_per_op")));
+	detail(det, sizeof(det), run);
+	probe(pr, sizeof(pr), run);
+	cpus(cp, sizeof(cp), json_object_get(run, "cpus"));
+	si(wit, sizeof(wit), (double)json_integer_value(json_object_get(json_object_get(run, "witnesses"), "count")));
+	if (!wide && here > 1 && (int)strlen(det) > here) {
+		det[here - 1] = '~';
+		det[here] = '\0';
+		*cut = true;
+	}
+	fprintf(f, "%-*s %-*s %-10s %-7s %3lld %7s %7s %9s %6s  %-*s %s\n", sw,
+		json_string_value(json_object_get(run, "scenario")), vw, json_string_value(json_object_get(run, "variant")),
+		json_string_value(json_object_get(run, "placement")), cp,
+		(long long)json_integer_value(json_object_get(run, "repeat")), rate, nsop, pr, wit, wide ? 32 : 9, shown,
+		det);
+}
+
+/* The runs, one row each (an error or hang with its reason); returns how
+ * many were skipped, listed after the table. */
+static int table_rows(FILE *f, const json_t *runs)
+{
+	const json_t *run;
 	size_t i;
-	int skipped = 0, vw = 16, sw = 8, fixed, room;
+	int skipped = 0, vw = 16, sw = 8, room;
 	bool cut = false;
 
 	/* Litmus variants (TEST/PRIMITIVES) are long: size the columns. */
@@ -132,52 +160,33 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 		vw = n > vw ? n : vw;
 		sw = m > sw ? m : sw;
 	}
-	fixed = sw + 1 + vw + 1 + 10 + 1 + 7 + 1 + 3 + 1 + 7 + 1 + 7 + 1 + 9 + 1 + 6 + 2 + 9 + 1;
-	room = TABLE_COLUMNS - fixed;
-	fprintf(f, "%-*s %-*s %-10s %-7s %3s %7s %7s %9s %6s  %-*s %s\n", sw, "scenario", vw,
-		"variant", "placement", "cpus", "rep", "ops/s", "ns/op", "probe ns", "witn.",
-		wide ? 32 : 9, "verdict", "detail");
+	room = TABLE_COLUMNS - (sw + 1 + vw + 1 + 10 + 1 + 7 + 1 + 3 + 1 + 7 + 1 + 7 + 1 + 9 + 1 + 6 + 2 + 9 + 1);
+	fprintf(f, "%-*s %-*s %-10s %-7s %3s %7s %7s %9s %6s  %-*s %s\n", sw, "scenario", vw, "variant", "placement",
+		"cpus", "rep", "ops/s", "ns/op", "probe ns", "witn.", wide ? 32 : 9, "verdict", "detail");
 	json_array_foreach(runs, i, run) {
 		const char *status = json_string_value(json_object_get(run, "status"));
-		const char *verdict = json_string_value(json_object_get(run, "verdict"));
-		char rate[16], nsop[16], det[160], pr[32], cp[64], wit[16];
 
-		if (!strcmp(status, "skipped")) {
+		if (!strcmp(status, "skipped"))
 			skipped++;
-			continue;
-		}
-		if (!strcmp(status, "error") || !strcmp(status, "hung")) {
-			fprintf(f, "%-*s %-*s %-10s %s: %s\n", sw,
-				json_string_value(json_object_get(run, "scenario")), vw,
-				json_string_value(json_object_get(run, "variant")),
+		else if (!strcmp(status, "error") || !strcmp(status, "hung"))
+			fprintf(f, "%-*s %-*s %-10s %s: %s\n", sw, json_string_value(json_object_get(run, "scenario")),
+				vw, json_string_value(json_object_get(run, "variant")),
 				json_string_value(json_object_get(run, "placement")), status,
 				json_string_value(json_object_get(run, "reason")));
-			continue;
-		}
-		si(rate, sizeof(rate), json_number_value(json_object_get(run, "ops_per_sec")));
-		snprintf(nsop, sizeof(nsop), "%.1f", json_number_value(json_object_get(run, "ns_per_op")));
-		detail(det, sizeof(det), run);
-		probe(pr, sizeof(pr), run);
-		cpus(cp, sizeof(cp), json_object_get(run, "cpus"));
-		si(wit, sizeof(wit), (double)json_integer_value(
-					     json_object_get(json_object_get(run, "witnesses"), "count")));
-		const char *shown = wide ? (verdict ? verdict : "-") : short_verdict(verdict);
-		int here = room - ((int)strlen(shown) > 9 ? (int)strlen(shown) - 9 : 0);
-
-		if (!wide && here > 1 && (int)strlen(det) > here) {
-			det[here - 1] = '~';
-			det[here] = '\0';
-			cut = true;
-		}
-		fprintf(f, "%-*s %-*s %-10s %-7s %3lld %7s %7s %9s %6s  %-*s %s\n", sw,
-			json_string_value(json_object_get(run, "scenario")), vw,
-			json_string_value(json_object_get(run, "variant")),
-			json_string_value(json_object_get(run, "placement")), cp,
-			(long long)json_integer_value(json_object_get(run, "repeat")), rate, nsop,
-			pr, wit, wide ? 32 : 9, shown, det);
+		else
+			table_row(f, run, sw, vw, room, &cut);
 	}
 	if (cut)
 		fprintf(f, "(~: detail cut to fit %d columns; --format wide shows it whole)\n", TABLE_COLUMNS);
+	return skipped;
+}
+
+/* The skipped runs with their reasons, and a note if the host moved CPUs. */
+static void table_notes(FILE *f, const json_t *runs, int skipped)
+{
+	const json_t *run;
+	size_t i;
+
 	if (skipped) {
 		fprintf(f, "\nskipped:\n");
 		json_array_foreach(runs, i, run) {
@@ -200,7 +209,14 @@ void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
 			break;
 		}
 	}
-	sum = json_object_get(doc, "summary");
+}
+
+void mmt_report_table(FILE *f, const json_t *doc, const char *result_path)
+{
+	const json_t *runs = json_object_get(doc, "runs");
+	const json_t *sum = json_object_get(doc, "summary");
+
+	table_notes(f, runs, table_rows(f, runs));
 	fprintf(f, "\n%lld runs: %lld ok, %lld skipped, %lld inconclusive, %lld INVALID, %lld errors, "
 		   "%lld FORBIDDEN witnessed, %lld injected faults missed%s\n",
 		(long long)json_integer_value(json_object_get(sum, "runs")),

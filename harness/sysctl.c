@@ -223,14 +223,85 @@ static long journal_pid(int dfd)
  * is a dead run's.  Entries are written before the change they describe,
  * so a torn last line (no newline) changed nothing and is ignored.
  */
+/* A journal entry: a sysctl and the value it had before the dead run. */
+struct journal_entry {
+	char *path;
+	char value[256];
+	size_t vlen;
+};
+#define JOURNAL_ENTRIES 64
+
+/* The entries of a journal's body (buf after the header, modified in
+ * place): -1 with one line naming the line that is not 'set PATH HEX'. */
+static int parse_entries(char *next, struct journal_entry *ent, int *nent, char *err, size_t len)
+{
+	char *line;
+
+	for (int lineno = 2; (line = next) && (next = strchr(line, '\n')); lineno++) {
+		char *path, *hex;
+		size_t k;
+
+		*next++ = '\0';
+		if (strncmp(line, "set ", 4) || !(hex = strchr(line + 4, ' ')) || *nent == JOURNAL_ENTRIES)
+			return fail(err, len, "%s/" JOURNAL ": line %d is not 'set PATH HEX'", state_dir, lineno);
+		*hex++ = '\0';
+		path = line + 4;
+		if (!sysctl_path_ok(path))
+			return fail(err, len, "%s/" JOURNAL ": line %d names %s, not a sysctl or module parameter: refusing it",
+				    state_dir, lineno, path);
+		for (k = 0; hex[2 * k] && hex[2 * k + 1] && k < sizeof(ent[0].value); k++) {
+			int hi = hexval(hex[2 * k]), lo = hexval(hex[2 * k + 1]);
+
+			if (hi < 0 || lo < 0)
+				break;
+			ent[*nent].value[k] = (char)(hi << 4 | lo);
+		}
+		if (!k || hex[2 * k])
+			return fail(err, len, "%s/" JOURNAL ": line %d has a bad value", state_dir, lineno);
+		ent[*nent].path = path;
+		ent[(*nent)++].vlen = k;
+	}
+	return 0;
+}
+
+/* Writes the entries back, newest first as the run itself would have,
+ * each said on log; false if one could not be. */
+static bool write_back(const struct journal_entry *ent, int nent, long pid, FILE *log)
+{
+	bool ok = true;
+
+	for (int i = nent - 1; i >= 0; i--) {
+		int fd = open(ent[i].path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+		const char *why = NULL;
+		char ebuf[128];
+		const json_t *last;
+
+		if (fd < 0 || write(fd, ent[i].value, ent[i].vlen) != (ssize_t)ent[i].vlen) {
+			snprintf(ebuf, sizeof(ebuf), "%s", strerror(errno));
+			why = ebuf;
+			ok = false;
+		}
+		if (fd >= 0)
+			close(fd);
+		note_repair(pid, ent[i].path, ent[i].value, ent[i].vlen, why);
+		last = json_array_get(repairs, json_array_size(repairs) - 1);
+		if (why)
+			fprintf(log, "mmtorture: cannot restore %s (left changed by run %ld, which died): %s\n",
+				ent[i].path, pid, why);
+		else
+			fprintf(log, "mmtorture: restored %s to %s (left changed by run %ld, which died)\n",
+				ent[i].path, json_string_value(json_object_get(last, "value")), pid);
+	}
+	return ok;
+}
+
 static int repair_locked(int dfd, FILE *log, bool *repaired, char *err, size_t len)
 {
 	static char buf[JOURNAL_MAX];
+	static struct journal_entry ent[JOURNAL_ENTRIES];
 	char *line, *next;
 	long pid;
 	size_t n;
-	bool ok = true;
-	struct { char *path; char value[256]; size_t vlen; } ent[64];
 	int nent = 0;
 
 	*repaired = false;
@@ -252,56 +323,9 @@ static int repair_locked(int dfd, FILE *log, bool *repaired, char *err, size_t l
 	if (strncmp(line, JOURNAL_MAGIC, strlen(JOURNAL_MAGIC)))
 		return fail(err, len, "%s/" JOURNAL ": line 1 is not a journal header", state_dir);
 	pid = strtol(line + strlen(JOURNAL_MAGIC), NULL, 10);
-	for (int lineno = 2; (line = next) && (next = strchr(line, '\n')); lineno++) {
-		char *path, *hex;
-		size_t k;
-
-		*next++ = '\0';
-		if (strncmp(line, "set ", 4) || !(hex = strchr(line + 4, ' ')) || nent == 64)
-			return fail(err, len, "%s/" JOURNAL ": line %d is not 'set PATH HEX'", state_dir, lineno);
-		*hex++ = '\0';
-		path = line + 4;
-		if (!sysctl_path_ok(path))
-			return fail(err, len, "%s/" JOURNAL ": line %d names %s, not a sysctl or module parameter: refusing it",
-				    state_dir, lineno, path);
-		for (k = 0; hex[2 * k] && hex[2 * k + 1] && k < sizeof(ent[0].value); k++) {
-			int hi = hexval(hex[2 * k]), lo = hexval(hex[2 * k + 1]);
-
-			if (hi < 0 || lo < 0)
-				break;
-			ent[nent].value[k] = (char)(hi << 4 | lo);
-		}
-		if (!k || hex[2 * k])
-			return fail(err, len, "%s/" JOURNAL ": line %d has a bad value", state_dir, lineno);
-		ent[nent].path = path;
-		ent[nent++].vlen = k;
-	}
-	/* Newest first, as the run itself would have. */
-	for (int i = nent - 1; i >= 0; i--) {
-		int fd = open(ent[i].path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
-		const char *why = NULL;
-		char ebuf[128];
-
-		if (fd < 0 || write(fd, ent[i].value, ent[i].vlen) != (ssize_t)ent[i].vlen) {
-			snprintf(ebuf, sizeof(ebuf), "%s", strerror(errno));
-			why = ebuf;
-			ok = false;
-		}
-		if (fd >= 0)
-			close(fd);
-		note_repair(pid, ent[i].path, ent[i].value, ent[i].vlen, why);
-		{
-			const json_t *last = json_array_get(repairs, json_array_size(repairs) - 1);
-
-			if (why)
-				fprintf(log, "mmtorture: cannot restore %s (left changed by run %ld, which died): %s\n",
-					ent[i].path, pid, why);
-			else
-				fprintf(log, "mmtorture: restored %s to %s (left changed by run %ld, which died)\n",
-					ent[i].path, json_string_value(json_object_get(last, "value")), pid);
-		}
-	}
-	if (!ok)
+	if (parse_entries(next, ent, &nent, err, len))
+		return -1;
+	if (!write_back(ent, nent, pid, log))
 		return fail(err, len, "a sysctl left changed by run %ld cannot be restored (journal kept in %s)",
 			    pid, state_dir);
 	unlinkat(dfd, JOURNAL, 0);
