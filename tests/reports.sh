@@ -169,6 +169,30 @@ sed 's/^/# /' "$scratch/py.out"
 ok $? "report: every plot has an axis with labelled ticks and a unit, a point per run; a section per host; history across nights"
 grep -q 'Host alpha' "$scratch/rep.md" && grep -q 'Host bravo' "$scratch/rep.md"
 ok $? "report: the Markdown keeps hosts apart too"
+# Against a baseline the report leads with what moved: every metric as
+# new/base with its interval on a log axis, the verdicts first, coloured,
+# and a table of the same rows; compare's text folded below.
+"$S/report" --output "$scratch/bl.html" --baseline "$scratch/base" "$scratch/slow" >"$scratch/out" 2>&1
+python3 - "$scratch/bl.html" >"$scratch/py.out" 2>&1 <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+text = open(sys.argv[1]).read()
+sec = text[text.index('<section id="baseline">'):]
+sec = sec[:sec.index("</section>")]
+plot = re.search(r'<svg class="plot change".*?</svg>', sec, re.S).group(0)
+root = ET.fromstring(plot)
+ns = {"s": "http://www.w3.org/2000/svg"}
+assert root.findall(".//s:g[@class='axis x']/s:text[@class='axis-label']", ns), "no axis"
+rows = re.findall(r'<tr style="color:(#[0-9a-f]+)"><td>[^<]*</td><td>([^<]*)</td>.*?<td>([^<]*)</td></tr>', sec)
+print(rows)
+assert rows and rows[0][0] == "#cc0000" and rows[0][2] == "REGRESSION", rows
+assert {r[1] for r in rows if r[2] == "REGRESSION"} >= {"ops_per_sec", "round_trip_p50_ns"}, rows
+assert sec.index('class="plot change"') < sec.index("<details>"), "the view leads"
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report --baseline: the base-vs-new view leads, regressions first in red, with a log-scale axis"
+
 "$S/report" --output "$scratch/bad.html" "$scratch/trunc.json" >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && [ ! -e "$scratch/bad.html" ]
 ok $? "report: bad input refused, nothing written"

@@ -145,3 +145,60 @@ def line_plot(title, unit, series, xlabel="run start (UTC)"):
                    f'<text class="legend" x="{left + 14}" y="{ly + 1}">{esc(label)}</text>')
     out.append("</svg>")
     return "\n".join(out)
+
+
+CHANGE_TICKS = (0.25, 0.5, 0.67, 0.8, 0.9, 1.0, 1.11, 1.25, 1.5, 2.0, 4.0)
+
+
+def change_plot(title, rows, note=""):
+    """rows: [(label, colour, (est, lo, hi) as new/base ratios)], drawn in
+    the order given.  A log axis centred on no change, wide enough for the
+    intervals up to 4x either way; an interval past that is drawn to the
+    edge with an arrow and counted in the note, so one wild run cannot
+    flatten the rest."""
+    rows = [r for r in rows if r[2] and r[2][0] and r[2][0] > 0]
+    if not rows:
+        return f"<p>{esc(title)}: nothing to compare.</p>"
+    ends = [abs(math.log(x)) for _, _, (est, lo, hi) in rows for x in (est, lo, hi) if x and x > 0]
+    span = min(max(max(ends) * 1.1, math.log(1.25)), math.log(4.0))
+    left, plot_w = W_LABEL + 8, W_PLOT
+    xs = lambda r: left + (math.log(r) + span) / (2 * span) * plot_w  # noqa: E731
+    h = TOP + ROW * len(rows) + BOTTOM + (16 if note else 0)
+    out = [f'<svg class="plot change" xmlns="http://www.w3.org/2000/svg" width="{left + plot_w + W_NOTE}" '
+           f'height="{h}" font-family="sans-serif" font-size="11" role="img" aria-label="{esc(title)}">',
+           f'<title>{esc(title)}</title>',
+           f'<text class="plot-title" x="4" y="14" font-weight="bold">{esc(title)}</text>']
+    y_axis = TOP + ROW * len(rows) + 4
+    out.append(f'<g class="axis x" data-unit="%"><line x1="{left}" y1="{y_axis}" x2="{left + plot_w}" '
+               f'y2="{y_axis}" stroke="#000"/>')
+    for t in CHANGE_TICKS:
+        if abs(math.log(t)) <= span + 1e-9:
+            x = xs(t)
+            out.append(f'<g class="tick"><line x1="{x:.1f}" y1="{TOP - 6}" x2="{x:.1f}" y2="{y_axis}" '
+                       f'stroke="{"#888" if t == 1.0 else "#ddd"}"/>'
+                       f'<text x="{x:.1f}" y="{y_axis + 14}" text-anchor="middle">{(t - 1) * 100:+.0f}%</text></g>')
+    out.append(f'<text class="axis-label" x="{left + plot_w / 2:.1f}" y="{y_axis + 30}" text-anchor="middle">'
+               'change, new against base, % (log scale)</text></g>')
+    clipped = 0
+    lo_edge, hi_edge = math.exp(-span), math.exp(span)
+    for i, (label, colour, (est, lo, hi)) in enumerate(rows):
+        y = TOP + ROW * i + ROW / 2
+        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{esc(label[:48])}</text>')
+        if lo and hi and lo > 0:
+            a, b = max(lo, lo_edge), min(hi, hi_edge)
+            out.append(f'<line class="interval" x1="{xs(a):.1f}" y1="{y:.1f}" x2="{xs(b):.1f}" y2="{y:.1f}" '
+                       f'stroke="{colour}" stroke-width="2"/>')
+        e = min(max(est, lo_edge), hi_edge)
+        if e != est or (lo and lo < lo_edge) or (hi and hi > hi_edge):
+            clipped += 1
+            arrow = "&#9664;" if est < 1 else "&#9654;"
+            out.append(f'<text class="clipped" x="{xs(e):.1f}" y="{y + 4:.1f}" text-anchor="middle" '
+                       f'fill="{colour}">{arrow}</text>')
+        else:
+            out.append(f'<circle class="est" cx="{xs(e):.1f}" cy="{y:.1f}" r="3.5" fill="{colour}"/>')
+        out.append(f'<text x="{left + plot_w + 8}" y="{y + 4:.1f}">{(est - 1) * 100:+.1f}%</text>')
+    if clipped or note:
+        text = (f"{clipped} past the axis, drawn at its edge. " if clipped else "") + note
+        out.append(f'<text class="note" x="4" y="{h - 4}">{esc(text)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)
