@@ -15,21 +15,25 @@
 #define MMT_MUTANT_DIR "/sys/module/mmt_mutant/parameters"
 
 /*
- * --mutant NAME[=on|off][,...]: checked against the table and this kernel
- * (a switch this kernel lacks, or any switch on a kernel without the patch,
- * is bad input), then set for the whole invocation; the old values come
- * back through mmt_sysctl_restore_all().  Returns 0, or -1 with one line.
+ * --mutant NAME[=on|off][,...]: checked against this kernel's switches (a
+ * switch it lacks, or any switch on a kernel without them, is bad input),
+ * then set for the whole invocation; the old values come back through
+ * mmt_sysctl_restore_all().  Returns 0, or -1 with one line.  The
+ * switches are read from MMT_MUTANT_DIR (under $MMT_SYSCTL_ROOT in the
+ * tests): every parameter with a NAME_hits counter beside it.
  */
 int mmt_mutant_check(const char *list, char *err, size_t len);
 int mmt_mutant_apply(const char *list, char *err, size_t len);
 
 /* null on a kernel without the patch; else {"patch_version": N,
- * "switches": {NAME: {"on": bool, "hits": N, "window": N}}}. */
+ * "switches": {NAME: {"on": bool, "hits": N, "window": N, "reverts": the
+ * table's commit or null}}}. */
 json_t *mmt_mutant_snapshot(void);
 /* after with hits and window as deltas from before (null if either is). */
 json_t *mmt_mutant_delta(const json_t *before, const json_t *after);
 
-/* Name list for messages and --list: "tlb_flush_pending, ...". */
+/* Name list for messages: this kernel's switches, or kernel/mutants.tsv's
+ * when it has none. */
 const char *mmt_mutant_names(void);
 
 #endif

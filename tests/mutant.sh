@@ -8,10 +8,39 @@
 # side and the smoke and lab suites, is `scripts/check --mutants`).
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
-run mmrace --variant race --mutant no_such_bug --duration 100ms --output "$scratch/x.json"
-[ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && printf '%s' "$err" | grep -q "unknown mutant 'no_such_bug' (known: tlb_flush_pending)" &&
-	[ ! -e "$scratch/x.json" ]
-ok $? "an unknown mutant: one line, exit 2, nothing written ($err)"
+# The switches are the kernel's (enumerated from /sys, as a kernel built
+# elsewhere names them), kernel/mutants.tsv says what the known ones
+# revert: a fake /sys under MMT_SYSCTL_ROOT (sysctl.h's test hook).
+fake="$scratch/fake"
+params="$fake/sys/module/mmt_mutant/parameters"
+mkdir -p "$params" "$fake/run"
+for f in tlb_flush_pending other_bug; do echo N >"$params/$f"; echo 0 >"$params/${f}_hits"; done
+echo 0 >"$params/tlb_flush_pending_window"
+echo 2 >"$params/patch_version"
+if [ "$(id -u)" -eq 0 ]; then
+	MMT_SYSCTL_ROOT=$fake run mmrace --variant race --mutant no_such_bug --duration 100ms --output "$scratch/x.json"
+	[ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] &&
+		printf '%s' "$err" | grep -q "this kernel has no switch 'no_such_bug' (its switches: other_bug, tlb_flush_pending)" &&
+		[ ! -e "$scratch/x.json" ]
+	ok $? "a switch this kernel lacks: one line naming the kernel's, exit 2, nothing written ($err)"
+	MMT_SYSCTL_ROOT=$fake run mmrace --variant broken-early-epoch --mutant other_bug=on,tlb_flush_pending=off \
+		--duration 200ms --output "$scratch/fake.json"
+	"$MMT_PYTHON3" - "$scratch/fake.json" "$params" <<'PY'
+import json, sys
+run = json.load(open(sys.argv[1]))["runs"][0]
+sw = run["metrics"]["mutant"]["switches"]
+assert set(sw) == {"other_bug", "tlb_flush_pending"}, sw
+assert sw["other_bug"]["on"] and sw["other_bug"]["reverts"] is None, sw
+assert not sw["tlb_flush_pending"]["on"] and sw["tlb_flush_pending"]["reverts"] == "20841405940e", sw
+assert open(sys.argv[2] + "/other_bug").read().strip() == "N", "not put back"
+PY
+	ok $? "a switch the table does not know is set like a known one, recorded with no revert, and put back (rc $rc)"
+else
+	skip "setting switches needs root"
+fi
+MMT_SYSCTL_ROOT=$scratch/none run mmrace --variant race --mutant no_such_bug --duration 100ms --output "$scratch/x.json"
+[ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "this kernel has no mutant switches.*(kernel/mutants.tsv: tlb_flush_pending)"
+ok $? "no mutant kernel: exit 2, naming the table's switches ($err)"
 run mmrace --variant race --mutant tlb_flush_pending=maybe --duration 100ms --output "$scratch/x.json"
 [ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "must be on or off" && [ ! -e "$scratch/x.json" ]
 ok $? "a switch value other than on/off: exit 2 ($err)"
@@ -26,6 +55,25 @@ else
 	skip "this kernel is a mutant: the no-patch refusal is checked on ordinary kernels"
 fi
 
+# The table is the one source: its rows against the catalogue, the config
+# fragment and the patches; and the check can fail (a row whose hunter
+# does not hunt what the row reverts, a switch without a row).
+"$MMT_BIN" --list --format json >"$scratch/cat.json"
+"$MMT_PYTHON3" "$MMT_SRCDIR/tests/mutants-table.py" "$MMT_SRCDIR/kernel/mutants.tsv" "$MMT_SRCDIR/kernel" \
+	"$scratch/cat.json" >"$scratch/table" 2>&1
+ok $? "kernel/mutants.tsv agrees with the catalogue, the config and the patches: $(tail -1 "$scratch/table")"
+mkdir -p "$scratch/k/patches"
+cp "$MMT_SRCDIR/kernel/config.fragment" "$scratch/k/"
+cp "$MMT_SRCDIR"/kernel/patches/*.patch "$scratch/k/patches/"
+sed 's/^+MMT_MUTANT(tlb_flush_pending);/+MMT_MUTANT(tlb_flush_pending);\n+MMT_MUTANT(rowless);/' \
+	"$MMT_SRCDIR/kernel/patches/0002-mmt-mutant-tlb-flush-pending.patch" >"$scratch/k/patches/0002-mmt-mutant-tlb-flush-pending.patch"
+sed 's/	20841405940e	/	0123456789ab	/' "$MMT_SRCDIR/kernel/mutants.tsv" >"$scratch/k/mutants.tsv"
+"$MMT_PYTHON3" "$MMT_SRCDIR/tests/mutants-table.py" "$scratch/k/mutants.tsv" "$scratch/k" "$scratch/cat.json" \
+	>"$scratch/table" 2>&1
+[ $? -eq 1 ] && grep -q "mmrace race hunts '20841405940e" "$scratch/table" &&
+	grep -q "MMT_MUTANT(rowless) in 0002-mmt-mutant-tlb-flush-pending.patch has no row" "$scratch/table"
+ok $? "... and a row that disagrees, or a switch without a row, is named: $(head -2 "$scratch/table" | tr '\n' ';')"
+
 out=$("$MMT_SRCDIR/scripts/mutant-kernel" --bogus 2>&1)
 [ $? -eq 2 ] && printf '%s' "$out" | grep -q "unknown argument '--bogus'"
 ok $? "scripts/mutant-kernel: an unknown argument is exit 2"
@@ -34,6 +82,9 @@ ok $? "scripts/mutant-kernel --list names the switch and the commit it reverts"
 out=$("$MMT_SRCDIR/scripts/mutant-proof" --runs 2 --need 3 2>&1)
 [ $? -eq 2 ] && printf '%s' "$out" | grep -q "more than --runs"
 ok $? "scripts/mutant-proof: --need above --runs is exit 2"
+out=$("$MMT_SRCDIR/scripts/mutant-proof" --mutant no_such_row 2>&1)
+[ $? -eq 2 ] && printf '%s' "$out" | grep -q "no such row in kernel/mutants.tsv"
+ok $? "scripts/mutant-proof --mutant: a row the table lacks is exit 2"
 
 image=$("$MMT_SRCDIR/scripts/mutant-kernel" --cached 2>"$scratch/why")
 if [ -z "$image" ]; then
