@@ -275,9 +275,10 @@ json_t *mmt_metadata_collect(int argc, char **argv, uint64_t seed, const struct 
 		"clock", "cycles_per_ns", mmt_cycles_per_ns(), "synchronised", mmt_cycles_synchronised());
 
 	/* Who and in what state: results of different hosts are never pooled. */
-	json_object_set_new(doc, "host", json_pack("{s:s,s:o,s:o,s:s}", "hostname", host,
+	/* vm: scripts/numa-vm's guests say what emulates them. */
+	json_object_set_new(doc, "host", json_pack("{s:s,s:o,s:o,s:s,s:o}", "hostname", host,
 						   "machine_id", machine_id(), "cpu_model", cpu_model(),
-						   "kernel_release", u.release));
+						   "kernel_release", u.release, "vm", file_line("/etc/mmtorture-vm")));
 	json_object_set_new(doc, "system", json_pack("{s:o,s:o,s:o,s:o}", "loadavg", loadavg(),
 		"cpufreq_governor", file_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
 		"cpufreq_boost", cpufreq_boost(), "cmdline", file_line("/proc/cmdline")));

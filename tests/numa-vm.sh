@@ -14,6 +14,8 @@ mkdir -p "$MMT_RESULTS_DIR"
 "$vm" --nodes x -- ./run-scenario >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && grep -q "not a number" "$scratch/err"
 ok $? "bad --nodes: exit 2 with the reason"
+"$vm" --help >"$scratch/out" 2>&1 && grep -q -- '--cpus N' "$scratch/out" && grep -q -- '--script FILE' "$scratch/out"
+ok $? "numa-vm --help prints its usage, exit 0, boots nothing"
 
 timeout 300 "$vm" --nodes 2 -- ./run-scenario msgpass --variant mb,release-acquire \
 	--placement cross-node --duration 200ms >"$scratch/out" 2>"$scratch/err"
@@ -40,8 +42,19 @@ if [ -n "$f" ]; then
 	ok $? "2-node guest: cross-node workers ran on different nodes (CPUs $c0 and $c1, node 0 has $n0)"
 	grep -q '^msgpass  *mb  *cross-node' "$scratch/out"
 	ok $? "2-node guest: the table is printed on the host"
+	# The guest is its own host, said to be emulated; its machine-id is
+	# this host's and the topology's, so guests of two machines never pool.
+	vmline=$(get "$f" metadata.host.vm)
+	mid=$(get "$f" metadata.host.machine_id)
+	vcpus=$(printf '%s' "$vmline" | sed -n 's/.* \([0-9]*\) CPUs.*/\1/p')
+	want=$(printf '%s numa-vm x86_64 2 %s\n' "$(cat /etc/machine-id 2>/dev/null || hostname)" "$vcpus" |
+		sha256sum | cut -c1-32)
+	printf '%s' "$vmline" | grep -q '^numa-vm TCG x86_64, 2 node(s), [0-9]* CPUs, on ' && [ "$mid" = "$want" ]
+	ok $? "2-node guest: metadata.host.vm says it is emulated ($vmline), its machine-id is derived ($mid)"
+	! grep -q 'ETA' "$scratch/out"
+	ok $? "2-node guest: no progress line in the output (the command runs through a pipe)"
 else
-	for i in 1 2 3; do ok 1 "no results from the 2-node guest"; done
+	for i in 1 2 3 4 5; do ok 1 "no results from the 2-node guest"; done
 fi
 
 rm -f "$MMT_RESULTS_DIR"/*.json

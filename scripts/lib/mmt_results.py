@@ -304,7 +304,10 @@ def host_label(doc):
     h = m.get("host") or {}
     name = h.get("hostname") or m.get("hostname") or "?"
     if h.get("machine_id"):
-        return f"{name} ({h['machine_id'][:8]})"
+        name = f"{name} ({h['machine_id'][:8]})"
+    if h.get("vm"):
+        # an emulated machine's figures are the emulator's: said wherever the host is named
+        name = f"{name} [emulated: {h['vm']}]"
     return name
 
 
