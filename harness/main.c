@@ -153,8 +153,13 @@ static bool is_forbidden(const struct mmt_variant *v)
 static struct mmt_event_set events;
 static bool events_on;
 
-static const char *verdict(const struct mmt_variant *v, uint64_t witnesses, bool forbidden)
+static const char *verdict(const struct mmt_scenario *sc, const struct mmt_variant *v, uint64_t witnesses,
+			   bool forbidden)
 {
+	/* A scenario with no outcome but "as expected" (barrier-cost) sees
+	 * nothing and hides nothing: it measures. */
+	if (sc->nr_outcomes <= 1 && !v->injected)
+		return "measured";
 	if (v->injected && !assume_forbidden)
 		return witnesses ? "caught (injected fault)" : "MISSED (injected fault not seen)";
 	if (forbidden)
@@ -214,7 +219,7 @@ static void fill_measured(struct mmt_record *rec, struct mmt_run *run, const str
 	if (run->events)
 		rec->counters = mmt_counters_json(run->events, run->counters, run->nr_workers, run->cpu_counters,
 						  run->cpu_ids, run->nr_cpu_counters, run->ops);
-	snprintf(rec->verdict, sizeof(rec->verdict), "%s", verdict(run->variant, rec->witnesses, rec->forbidden));
+	snprintf(rec->verdict, sizeof(rec->verdict), "%s", verdict(sc, run->variant, rec->witnesses, rec->forbidden));
 }
 
 /* What a finished run's record says: its status, from what was measured. */

@@ -103,4 +103,15 @@ else
 	skip "needs root and setpriv to run as another user"
 fi
 
+# --help before the first build answers at once, from the README's option
+# table, and builds nothing.
+mkdir -p "$scratch/fresh/scripts/lib"
+cp "$MMT_SRCDIR/run-scenario" "$MMT_SRCDIR/README.md" "$scratch/fresh/"
+cp "$MMT_SRCDIR/scripts/lib/build-dirs.sh" "$scratch/fresh/scripts/lib/"
+timeout 20 sh "$scratch/fresh/run-scenario" --help >"$scratch/help.out" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '^| `--variant' "$scratch/help.out" && grep -q 'not built yet' "$scratch/help.out" &&
+	[ ! -e "$scratch/fresh/build/mmtorture" ]
+ok $? "run-scenario --help on a fresh tree: the options at once, nothing built (rc $rc)"
+
 done_testing
