@@ -75,6 +75,8 @@ variants = [
     ("lock-not-released", "E", IL.replace(b"\tspin_unlock(s);\n", b"")),
     ("loop", "E", SB.replace(b"WRITE_ONCE(*x, 1);", b"while (1) WRITE_ONCE(*x, 1);", 1)),
     ("address-value-reserved", "E", SB.replace(b"0:r0=0", b"0:r0=-1000")),
+    # an assembly test is refused naming its architecture, not as a bad header
+    ("ppc-assembly", "E", b'PPC SB\n"Fre PodWR Fre PodWR"\n{\n0:r2=x; 0:r4=y;\n}\n P0 ;\n li r1,1 ;\nexists (0:r1=0)\n'),
     # accepted: must behave as the clean test
     ("two-line-exists", "A", AV.replace(b"exists ~(", b"exists\n~(").replace(b" /\\ 0:r3", b"\n /\\ 0:r3")),
     ("exists-next-line-comment", "A", IL.replace(b"exists (0:r0=0 \\/ 0:r1=1)", b"exists\n(0:r0=0 \\/\n 0:r1=1) (* bad outcome *)")),
@@ -89,13 +91,17 @@ variants = [
                                 + SY[SY.index(b"P1("):SY.index(b"P0(")] + SY[SY.index(b"\nlocations ["):]),
     ("pointer-init", "A", AV.replace(b"{}\n", b"{\n\tint *p = &v; int q = 2, *s = &q;\n}\n", 1)),
     ("decl-with-call", "A", AV.replace(b"\tr7 = atomic_read(v);\n", b"\tint r8 = atomic_read(v);\n\tr7 = r8;\n")),
+    # diy7's information lines between the name and the initial state
+    ("diy7-info-lines", "A", IL.replace(b"\n", b'\n"PodWR Fre"\nCycle=Fre PodWR\nGenerator=diy7 (version 7.56+03)\n'
+                                        b"Prefetch=0:x=F,0:y=T\nCom=Fr Fr\nOrig=PodWR Fre PodWR Fre\n"
+                                        b"User-define=User-define\n", 1)),
     ("no-comments-one-line", "A", b"C IsLocked\n(* Result: Never *) {} P0(spinlock_t *s) { int r0; int r1; spin_lock(s); r0 = spin_is_locked(s); spin_unlock(s); r1 = spin_is_locked(s); } exists (0:r0=0 \\/ 0:r1=1)"),
 ]
 clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLocked", "crlf": "Atomic-values",
          "crlf-syntax": "Syntax", "name-with-quote": "Atomic-values", "name-with-backslash": "IsLocked",
          "name-with-star-paren": "IsLocked", "latin1-in-comment": "Atomic-values", "ten-registers": "Regs",
          "threads-reordered": "Syntax", "pointer-init": "Atomic-values", "decl-with-call": "Atomic-values",
-         "no-comments-one-line": "IsLocked"}
+         "no-comments-one-line": "IsLocked", "diy7-info-lines": "IsLocked"}
 for name, kind, data in variants:
     if kind == "A" and not data.startswith(b'C Atomic"') and b"C Is\\" not in data[:10] and b"C Is*)" not in data[:10]:
         first = data.split(b"\n", 1)[0].rstrip(b"\r")
@@ -124,6 +130,10 @@ while read -r name kind clean; do
 	fi
 	rm -f "$scratch/one.h"
 done <"$scratch/manifest"
+
+"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/ppc-assembly.litmus" 2>&1 |
+	grep -q '^ppc-assembly\.litmus:1:1: PPC assembly test: only C-litmus is supported'
+ok $? "an assembly test is refused naming its architecture"
 
 # Accepted variants: one more build, each run beside its clean test.
 make -s -C "$builddir" litmus-alt LITMUS_ALT="$scratch/alt" >"$scratch/make.out" 2>&1

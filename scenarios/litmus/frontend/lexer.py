@@ -9,7 +9,16 @@ in C strings and in JSON, and a stray Latin-1 byte there is a confusing
 failure much later.  CR is white space, so CRLF files read as LF ones.
 """
 
+import re
+
 from .diag import LitmusError
+
+# herd7's and litmus7's assembly dialects: a first line "ARCH NAME".
+ASM_ARCHES = {"X86", "X86_64", "PPC", "ARM", "AARCH64", "MIPS", "RISCV", "LISA", "BELL", "GPU_PTX", "CPP11"}
+# diy7 writes KEY=VALUE lines between the name and the initial state
+# (Cycle=, Generator=, Prefetch=, Com=, Orig=, ...): herd7 reads them as
+# the test's information, mmtorture as comments.
+INFO_LINE = re.compile(r"[ \t]*[A-Za-z][A-Za-z0-9_.-]*[ \t]*=[^\n]*")
 
 PUNCT = ["/\\", "\\/", "==", "!=", "&&", "||", "<=", ">=", "{", "}", "(", ")", ";", ",", "*",
          "&", "=", "^", "+", "-", "!", "~", "|", ":", "<", ">", "[", "]", "."]
@@ -55,6 +64,10 @@ def lex(path, data):
     eol = n if eol < 0 else eol
     first = text[pos:eol].rstrip("\r \t")
     if not (first.startswith("C ") or first.startswith("C\t")):
+        arch = first.split()[0] if first.split() else ""
+        if arch.upper() in ASM_ARCHES:
+            raise LitmusError(path, line, col, "%s assembly test: only C-litmus is supported (its first line "
+                              "names the architecture, not C)" % arch)
         raise LitmusError(path, line, col, "first line must be 'C NAME' (herd7's C-litmus header)")
     name = first[2:].strip()
     name_pos = (line, col)
@@ -71,6 +84,12 @@ def lex(path, data):
         if ch in " \t\r\n\f\v":
             adv(1)
             continue
+        if not tokens and (pos == 0 or text[pos - 1] in " \t\n"):
+            m = INFO_LINE.match(text, text.rfind("\n", 0, pos) + 1)
+            if m and m.end() > pos:
+                comments.append(m.group(0).strip())  # before the initial state: an info line
+                adv(m.end() - pos)
+                continue
         two = text[pos:pos + 2]
         if two == "(*" and depth == 0:
             end = text.find("*)", pos + 2)
