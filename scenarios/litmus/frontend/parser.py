@@ -308,6 +308,10 @@ class Parser:
             self.err(tok, "'%s' is not supported in a litmus thread (straight-line code and 'if' only)" % tok.text)
         if tok.kind == "ident" and tok.text in TYPE_WORDS and not self.at("(", 1):
             return self.decl()
+        if (tok.kind == "ident" and self.at("=", 1) and tok.text not in self.th.regs
+                and tok.text not in self.th.params and tok.text not in KEYWORDS and tok.text not in PRIMS):
+            # herd7 takes a register assigned without a declaration, as an int
+            self.th.regs[tok.text] = None
         e = self.expr()
         if self.at("="):
             eq = self.next()
