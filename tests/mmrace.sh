@@ -52,14 +52,23 @@ f="$scratch/race.json"
 run mmrace --variant race,migrate-after-walk --duration 3s --output "$f"
 [ "$rc" -eq 0 ]
 ok $? "race and migrate-after-walk: exit 0 ($(printf '%s' "$err" | head -1))"
-[ "$(get "$f" runs.0.status)" = ok ] && [ "$(get "$f" runs.0.witnesses.count)" -eq 0 ]
-ok $? "race: status ok, zero lost/foreign/stale writes on this kernel ($(get "$f" runs.0.reason))"
+# The race's premise (a writer on another CPU stored while a page moved
+# inside a walk) depends on the scheduler: on a loaded host the writers
+# may get no time while pages move.  Whether it held or not, the verdict
+# must say so: ok only with raced pages, INCONCLUSIVE without.
+status=$(get "$f" runs.0.status)
+raced=$(get "$f" runs.0.metrics.migrations_raced)
+[ "$(get "$f" runs.0.witnesses.count)" -eq 0 ] &&
+	{ { [ "$status" = ok ] && [ "$raced" -gt 0 ]; } || { [ "$status" = inconclusive ] && [ "$raced" -eq 0 ]; }; }
+ok $? "race: zero lost/foreign/stale writes on this kernel, status $status agreeing with $raced pages raced ($(get "$f" runs.0.reason))"
 inw=$(get "$f" runs.0.metrics.migrations_in_window)
 [ "$inw" -gt 0 ]
 ok $? "race: pages migrated strictly inside mprotect walks ($inw, $(get "$f" runs.0.metrics.migrations_outside_window) outside)"
-raced=$(get "$f" runs.0.metrics.migrations_raced)
-[ "$raced" -gt 0 ]
-ok $? "race: a writer on another CPU stored to pages while they moved inside a walk ($raced of $inw pages)"
+if [ "$raced" -gt 0 ]; then
+	ok 0 "race: a writer on another CPU stored to pages while they moved inside a walk ($raced of $inw pages)"
+else
+	skip "no writer stored while pages moved in this 3 s run (the host left them no time: $(get "$f" runs.0.reason))"
+fi
 # The default line-up: 3 workers where the placement has 3 CPUs, each
 # actor on its own; with fewer, 2, and the migrator on the protector's CPU,
 # never a writer's.
