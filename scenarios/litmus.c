@@ -63,7 +63,7 @@ static const char *const sync_option_names[] = { "none", "userfence", "tsc", "al
 
 #define LK_MAXT 8	/* threads */
 #define LK_MAXV 8	/* locations */
-#define LK_MAXK 8	/* values in an outcome */
+#define LK_MAXK 16	/* values in an outcome (the histogram's key) */
 #define LK_MAXR 8	/* registers per thread an outcome names */
 #define LK_MAXH 64	/* distinct outcomes kept */
 #define LK_MAXSEG 64	/* sync_track segments kept; the rest is summed as overflow */
