@@ -180,7 +180,8 @@ static int filter_split_variants(struct mmt_cli *cli, char *err, size_t errlen)
 				bool found = false;
 
 				for (unsigned v = 0; v < sc->nr_variants && !found; v++) {
-					const char *n = sc->variants[v].name, *slash = strchr(n, '/');
+					/* TEST/PRIMITIVES: the last '/' (a test's name may hold one) */
+					const char *n = sc->variants[v].name, *slash = strrchr(n, '/');
 
 					found = l == 0 ? (strlen(tok) == (size_t)(slash - n) && !strncmp(n, tok, (size_t)(slash - n)))
 						       : !strcmp(slash + 1, tok);
@@ -198,7 +199,7 @@ static int filter_split_variants(struct mmt_cli *cli, char *err, size_t errlen)
 			}
 		}
 		for (unsigned k = 0; k < cli->nr_variants[s]; k++) {
-			const char *n = sc->variants[cli->variants[s][k]].name, *slash = strchr(n, '/');
+			const char *n = sc->variants[cli->variants[s][k]].name, *slash = strrchr(n, '/');
 
 			if (slash && in_list(cli->tests, n, (size_t)(slash - n)) &&
 			    in_list(cli->prims, slash + 1, strlen(slash + 1)))

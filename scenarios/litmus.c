@@ -790,7 +790,7 @@ static void litmus_verify(struct mmt_run *run)
 	json_object_set_new(run->metrics, "test", json_string(t->name));
 	json_object_set_new(run->metrics, "file", json_string(t->file));
 	json_object_set_new(run->metrics, "lkmm_result", t->result ? json_string(t->result) : json_null());
-	json_object_set_new(run->metrics, "primitives", json_string(strchr(run->variant->name, '/') + 1));
+	json_object_set_new(run->metrics, "primitives", json_string(strrchr(run->variant->name, '/') + 1));
 	json_object_set_new(run->metrics, "sync", json_string(p->sync_opt == LK_SYNC_ROTATE ? "all" : sync_names[p->sync_opt]));
 	json_object_set_new(run->metrics, "stride_lines", json_integer((json_int_t)run->opt[OPT_STRIDE]));
 	json_object_set_new(run->metrics, "batch", json_integer((json_int_t)p->ctx.batch));

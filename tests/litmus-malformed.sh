@@ -1,7 +1,7 @@
 #!/bin/sh
 # Malformed input never gives wrong C.  Broken variants of shipped tests
 # (truncations, unbalanced braces, unknown registers, two-line exists, CRLF,
-# quotes and backslashes in names, 9+ registers, non-ASCII bytes, an empty
+# quotes, backslashes and slashes in names, 9+ registers, non-ASCII bytes, an empty
 # file, ...) each either get one line FILE:LINE:COL: REASON from the front
 # end (exit 1 under --strict, nothing written), or compile, build and run
 # with the same outcomes as the test written cleanly.  Then the per-build
@@ -62,7 +62,7 @@ variants = [
     ("unknown-thread-exists", "E", SB.replace(b"1:r0=0", b"7:r0=0")),
     ("unknown-location-exists", "E", SB.replace(b"(0:r0=0", b"(q=1 /\\ 0:r0=0")),
     ("unknown-location-body", "E", SB.replace(b"READ_ONCE(*y)", b"READ_ONCE(*w)", 1)),
-    ("name-with-slash-star", "E", rename(SB, b"SB*/bad")),
+
     ("name-with-comma", "E", rename(SB, b"SB,bad")),
     ("latin1-in-body", "E", SB.replace(b"int r0;", b"int r\xe9;", 1)),
     ("latin1-in-name", "E", rename(SB, b"SB\xe9")),
@@ -92,6 +92,7 @@ variants = [
     ("name-with-quote", "A", rename(AV, b'Atomic"values')),
     ("name-with-backslash", "A", rename(IL, b"Is\\Locked\\")),
     ("name-with-star-paren", "A", rename(IL, b"Is*)Locked(*")),
+    ("name-with-slash-star", "A", rename(IL, b"Is*/Locked/")),
     ("latin1-in-comment", "A", AV.replace(b"one thread", b"one thr\xe9ad")),
     ("ten-registers", "A", REGS10),
     ("ten-keys", "A", KEYS10),
@@ -109,7 +110,7 @@ variants = [
 ]
 clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLocked", "crlf": "Atomic-values",
          "crlf-syntax": "Syntax", "name-with-quote": "Atomic-values", "name-with-backslash": "IsLocked",
-         "name-with-star-paren": "IsLocked", "latin1-in-comment": "Atomic-values", "ten-registers": "Regs",
+         "name-with-star-paren": "IsLocked", "name-with-slash-star": "IsLocked", "latin1-in-comment": "Atomic-values", "ten-registers": "Regs",
          "threads-reordered": "Syntax", "pointer-init": "Atomic-values", "decl-with-call": "Atomic-values",
          "no-comments-one-line": "IsLocked", "diy7-info-lines": "IsLocked", "undeclared-registers": "IsLocked",
          "ten-keys": "Keys10"}
