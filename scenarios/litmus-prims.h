@@ -331,4 +331,53 @@ struct lk_rcu_reader {
 	} while (0)
 #endif
 
+/* ---- SRCU -------------------------------------------------------------------------
+ * In every set the engine's own (liburcu has no SRCU), RCU's algorithm
+ * per srcu_struct: thread t counts its open read sections in word 1 + t
+ * of the srcu_struct location's line (a location has a line of its own
+ * every iteration, so at most 7 threads: litmus2c refuses more), under
+ * the set's full fence (smp_mb, cmm_smp_mb, a seq_cst fence) after the
+ * count goes up and before it goes down.  synchronize_srcu fences, waits
+ * until every other thread's count is 0, and fences again: a section that
+ * could have missed the updater's earlier stores has ended before the
+ * updater goes on (it also waits for sections begun since, which is only
+ * stronger, and a litmus thread cannot wait on anything inside one).
+ * The index srcu_read_lock returns is 0. */
+#define LK_SRCU_FENCE(P)                                                       \
+	do {                                                                   \
+		if ((P) == LK_URCU)                                            \
+			cmm_smp_mb();                                          \
+		else                                                           \
+			LK_FULL_FENCE(P);                                      \
+	} while (0)
+#define LK_SRCU_COUNT(s, t) ((uint64_t *)(s) + 1 + (t))
+#ifdef LK_WEAK_SRCU
+#define LK_SRCU_READ_LOCK(P, s) ({ (void)(s); barrier(); (uint64_t)0; })
+#define LK_SRCU_READ_UNLOCK(P, s, idx) do { (void)(s); (void)(idx); barrier(); } while (0)
+#define LK_SYNCHRONIZE_SRCU(P, s) do { (void)(s); barrier(); } while (0)
+#else
+#define LK_SRCU_READ_LOCK(P, s)                                                \
+	({                                                                     \
+		uint64_t *__lk_n = LK_SRCU_COUNT(s, lk_t);                     \
+		LK_WRITE_ONCE(LK_KERNEL, __lk_n, *__lk_n + 1);                 \
+		LK_SRCU_FENCE(P);                                              \
+		(uint64_t)0;                                                   \
+	})
+#define LK_SRCU_READ_UNLOCK(P, s, idx)                                         \
+	do {                                                                   \
+		uint64_t *__lk_n = LK_SRCU_COUNT(s, lk_t);                     \
+		(void)(idx);                                                   \
+		LK_SRCU_FENCE(P);                                              \
+		LK_WRITE_ONCE(LK_KERNEL, __lk_n, *__lk_n - 1);                 \
+	} while (0)
+#define LK_SYNCHRONIZE_SRCU(P, s)                                              \
+	do {                                                                   \
+		LK_SRCU_FENCE(P);                                              \
+		for (unsigned __lk_k = 0; __lk_k < lk_c->nthreads; __lk_k++)   \
+			while (__lk_k != lk_t && LK_READ_ONCE(LK_KERNEL, LK_SRCU_COUNT(s, __lk_k))) \
+				cpu_relax();                                   \
+		LK_SRCU_FENCE(P);                                              \
+	} while (0)
+#endif
+
 #endif

@@ -43,7 +43,7 @@ weak() {
 	done
 }
 
-weak LK_WEAK_RMW kernel SB+xchgs SB+cmpxchgs SB+after-atomic LU+atomic-inc
+weak LK_WEAK_RMW kernel SB+xchgs SB+cmpxchgs SB+after-atomic LU+atomic-inc LU+dec-and-test
 weak LK_WEAK_LOCK "kernel urcu c11" LU+locks SB+locks SB+trylocks IsLocked
 # smp_mb__after_spinlock() is a no-op only in the kernel set on x86, where
 # the lock's xchg is the barrier (urcu and c11 bind it to a full fence).
@@ -51,5 +51,6 @@ if [ "$(uname -m)" = x86_64 ]; then
 	weak LK_WEAK_LOCK kernel SB+after-spinlock
 fi
 weak LK_WEAK_RCU "kernel urcu c11" RCU+sync+SB
+weak LK_WEAK_SRCU "kernel urcu c11" SRCU+sync+SB
 
 done_testing

@@ -153,6 +153,8 @@ class Parser:
             line, col = t.loc_pos[name]
             raise LitmusError(self.path, line, col, "%d locations: the engine has room for %d"
                               % (len(t.locs), lim["locations"]))
+        if t.prims & {"srcu_read_lock", "srcu_read_unlock", "synchronize_srcu"} and len(t.threads) > 7:
+            self.err(tok, "%d threads: SRCU's counters have room for 7 (litmus-prims.h)" % len(t.threads))
         if len(t.keys) > lim["keys"]:
             self.err(tok, "the final condition names %d registers and locations: at most %d"
                      % (len(t.keys), lim["keys"]))
