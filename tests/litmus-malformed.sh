@@ -100,6 +100,9 @@ variants = [
                                 + SY[SY.index(b"P1("):SY.index(b"P0(")] + SY[SY.index(b"\nlocations ["):]),
     ("pointer-init", "A", AV.replace(b"{}\n", b"{\n\tint *p = &v; int q = 2, *s = &q;\n}\n", 1)),
     ("decl-with-call", "A", AV.replace(b"\tr7 = atomic_read(v);\n", b"\tint r8 = atomic_read(v);\n\tr7 = r8;\n")),
+    # herd7's implication, either spelling: r0=1 => r1=1 is r0=0 \/ r1=1 here
+    ("implication", "A", IL.replace(b"exists (0:r0=0 \\/ 0:r1=1)", b"exists (0:r0=1 => 0:r1=1)")),
+    ("implication-arrow", "A", IL.replace(b"exists (0:r0=0 \\/ 0:r1=1)", b"exists (0:r0=1 -> 0:r1=1)")),
     # registers assigned without a declaration, as herd7 takes them (int)
     ("undeclared-registers", "A", IL.replace(b"\tint r0;\n\tint r1;\n", b"")),
     # diy7's information lines between the name and the initial state
@@ -113,7 +116,7 @@ clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLock
          "name-with-star-paren": "IsLocked", "name-with-slash-star": "IsLocked", "latin1-in-comment": "Atomic-values", "ten-registers": "Regs",
          "threads-reordered": "Syntax", "pointer-init": "Atomic-values", "decl-with-call": "Atomic-values",
          "no-comments-one-line": "IsLocked", "diy7-info-lines": "IsLocked", "undeclared-registers": "IsLocked",
-         "ten-keys": "Keys10"}
+         "ten-keys": "Keys10", "implication": "IsLocked", "implication-arrow": "IsLocked"}
 for name, kind, data in variants:
     if kind == "A" and not data.startswith(b'C Atomic"') and b"C Is\\" not in data[:10] and b"C Is*)" not in data[:10]:
         first = data.split(b"\n", 1)[0].rstrip(b"\r")

@@ -8,7 +8,7 @@
     stmt      := block | "if" "(" expr ")" stmt ["else" stmt] | decl | expr ";" | ";"
     expr      := C's precedence over || && | ^ & == != < <= > >= + - and the
                  unary ! ~ - * (void) ; calls to the primitives in prims.py
-    cond      := herd7's: /\ \/ ~ ( ) true false, atoms N:REG=VALUE and LOC=VALUE
+    cond      := herd7's: => (or ->) /\ \/ ~ ( ) true false, atoms N:REG=VALUE and LOC=VALUE
 
 Every error is one LitmusError at the offending token.
 """
@@ -441,7 +441,15 @@ class Parser:
         return ir.Call(pos, prim=prim, args=args)
 
     # ---- final conditions -----------------------------------------------------------------
-    def cond(self, level=0):
+    def cond(self, level=-1):
+        if level == -1:
+            # herd7's implication, weakest and right-associative: a => b is ~a \/ b
+            a = self.cond(0)
+            if self.at("=>") or self.at("->"):
+                op = self.next()
+                pos = (op.line, op.col)
+                return ir.COr(pos, a=ir.CNot(pos, a=a), b=self.cond(-1))
+            return a
         if level == 0:
             a = self.cond(1)
             while self.at("\\/") or self.at("||"):
