@@ -143,7 +143,9 @@ class Gen:
             return "true" if c.value else "false"
         if isinstance(c, ir.CEq):
             v = c.value
-            if isinstance(v, tuple):
+            if isinstance(v, tuple) and v[0] == "key":
+                rhs = "k[%d]" % self.t.keys.index(v[1])
+            elif isinstance(v, tuple):
                 rhs = "LK_ADDR_OF(%d)" % self.loc_ix[v[1]]
             else:
                 self.check_value(c, v)

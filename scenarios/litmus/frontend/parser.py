@@ -484,6 +484,12 @@ class Parser:
             self.err(self.peek(), "expected '=' after '%s' in the condition, found %s" % (ktok, describe(self.peek())))
         self.next()
         vtok = self.peek()
+        if vtok.kind == "num" and self.at(":", 1):
+            # another register's final value (herd7's 0:r1=1:r2)
+            other, _ = self.key()
+            self.t.key_index(key)
+            self.t.key_index(other)
+            return ir.CEq(pos, key=key, value=("key", other), negate=negate)
         if vtok.kind == "ident":
             self.next()
             if vtok.text not in self.t.locs:

@@ -45,6 +45,11 @@ def _table():
     add("smp_store_release", "pv", False, "LK_STORE_RELEASE(P, {0}, {1})")
     add("rcu_dereference", "l", True, "LK_RCU_DEREF(P, {0})")
     add("rcu_assign_pointer", "lv", False, "LK_RCU_ASSIGN(P, {0}, {1})")
+    # Older kernels' names for the same orderings (aliases of bindings
+    # proven above): lockless_dereference is rcu_dereference outside RCU;
+    # smp_read_barrier_depends orders dependent loads, which smp_rmb does.
+    add("lockless_dereference", "l", True, "LK_RCU_DEREF(P, {0})")
+    add("smp_read_barrier_depends", "", False, "LK_RMB(P)")
     for f in ("smp_mb", "smp_rmb", "smp_wmb"):
         add(f, "", False, "LK_%s(P)" % f[4:].upper())
     add("barrier", "", False, "barrier()")
