@@ -100,6 +100,7 @@ variants = [
                                 + SY[SY.index(b"P1("):SY.index(b"P0(")] + SY[SY.index(b"\nlocations ["):]),
     ("pointer-init", "A", AV.replace(b"{}\n", b"{\n\tint *p = &v; int q = 2, *s = &q;\n}\n", 1)),
     ("decl-with-call", "A", AV.replace(b"\tr7 = atomic_read(v);\n", b"\tint r8 = atomic_read(v);\n\tr7 = r8;\n")),
+    ("exists-semicolon", "A", IL.replace(b"exists (0:r0=0 \\/ 0:r1=1)", b"exists (0:r0=0 \\/ 0:r1=1);")),
     # herd7's implication, either spelling: r0=1 => r1=1 is r0=0 \/ r1=1 here
     ("implication", "A", IL.replace(b"exists (0:r0=0 \\/ 0:r1=1)", b"exists (0:r0=1 => 0:r1=1)")),
     ("implication-arrow", "A", IL.replace(b"exists (0:r0=0 \\/ 0:r1=1)", b"exists (0:r0=1 -> 0:r1=1)")),
@@ -120,7 +121,7 @@ clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLock
          "threads-reordered": "Syntax", "pointer-init": "Atomic-values", "decl-with-call": "Atomic-values",
          "no-comments-one-line": "IsLocked", "diy7-info-lines": "IsLocked", "undeclared-registers": "IsLocked",
          "ten-keys": "Keys10", "implication": "IsLocked", "implication-arrow": "IsLocked",
-         "key-equals-key": "IsLocked"}
+         "key-equals-key": "IsLocked", "exists-semicolon": "IsLocked"}
 for name, kind, data in variants:
     if kind == "A" and not data.startswith(b'C Atomic"') and b"C Is\\" not in data[:10] and b"C Is*)" not in data[:10]:
         first = data.split(b"\n", 1)[0].rstrip(b"\r")

@@ -137,6 +137,8 @@ class Parser:
             self.err(tok, "expected the final condition 'exists (...)', '~exists' or 'forall', found %s"
                      % describe(tok))
         t.cond = self.cond()
+        if self.at(";") and self.peek(1).kind == "eof":
+            self.next()	# herd7 takes a final condition ended with ';'
         if self.peek().kind != "eof":
             self.err(self.peek(), "unexpected %s after the final condition" % describe(self.peek()))
         self.limits()
