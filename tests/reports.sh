@@ -159,6 +159,8 @@ assert 'Host alpha' in text and 'Host bravo' in text
 for sid in ("metadata",):
     assert f'<section id="{sid}">' in text, sid
 assert "unordered" in text and "barrier-cost" in text
+# no Python in the cells: None is "-", a list its values
+assert ">None<" not in text and "<td>[" not in text, "a Python repr in a cell"
 hist = [s for s in svgs if 'class="plot history"' in s]
 # alpha and bravo: one copy a night for five nights
 assert sum(s.count('class="point"') >= 5 for s in hist) >= 2, [s.count('class="point"') for s in hist]
