@@ -171,6 +171,21 @@ sed 's/^/# /' "$scratch/py.out"
 ok $? "report: every plot has an axis with labelled ticks and a unit, a point per run; a section per host; history across nights"
 grep -q 'Host alpha' "$scratch/rep.md" && grep -q 'Host bravo' "$scratch/rep.md"
 ok $? "report: the Markdown keeps hosts apart too"
+# One stalled run does not stretch the axis until every median reads 0:
+# it is drawn at the edge and counted.
+mkdir -p "$scratch/stall"
+cp "$scratch"/base/*.json "$scratch/stall/"
+python3 - "$scratch/stall/r0.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["runs"][0]["ns_per_op"] *= 1e5
+d["runs"][0]["ops_per_sec"] /= 1e5
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$S/report" --output "$scratch/stall.html" "$scratch/stall" >/dev/null 2>&1
+grep -q 'data-clipped="1"' "$scratch/stall.html" && grep -q '1 run past the axis (up to ' "$scratch/stall.html"
+ok $? "report: a run 100000x the others is drawn at the axis' edge and counted, the rest keep their scale"
+
 # Against a baseline the report leads with what moved: every metric as
 # new/base with its interval on a log axis, the verdicts first, coloured,
 # and a table of the same rows; compare's text folded below.

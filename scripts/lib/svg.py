@@ -60,10 +60,23 @@ def dot_plot(title, unit, rows, note=""):
         return f"<p>{esc(title)}: nothing measured.</p>"
     hi = max(max(r[2]) for r in rows)
     lo_all = min(min(r[2]) for r in rows)
+    # One stalled run must not stretch the axis until every median reads 0
+    # (with few runs the median's interval reaches it too): past 3x the
+    # largest median, runs and interval ends are drawn at the axis' edge
+    # and the runs counted.
+    robust = 3 * max(r[3][0] for r in rows)
+    clipped = 0
+    if robust > 0 and hi > robust:
+        hi = robust
+        clipped = sum(v > hi for r in rows for v in r[2])
     if lo_all < 0:   # a net cost can be a hair below zero: keep zero in view
         hi = max(hi, -lo_all)
     ticks = nice_ticks(hi * 1.02)
     top = ticks[-1] or 1
+    if clipped:
+        far = max(max(r[2]) for r in rows)
+        note = (note or "dots: runs; bar: median; line: 95% interval") + (
+            f"; {clipped} run{'s' * (clipped != 1)} past the axis (up to {fmt(far)} {unit}), drawn at its edge")
     lo_t = min(0.0, lo_all)
     scale = lambda v: (v - lo_t) / (top - lo_t) * W_PLOT  # noqa: E731
     h = TOP + ROW * len(rows) + BOTTOM
@@ -84,13 +97,18 @@ def dot_plot(title, unit, rows, note=""):
         out.append(f'<rect x="{W_LABEL + scale(0):.1f}" y="{y - 6:.1f}" width="{max(scale(med) - scale(0), 0.5):.1f}" '
                    f'height="12" fill="{colour}" fill-opacity="0.25"/>')
         if lo is not None:
-            out.append(f'<line class="interval" x1="{W_LABEL + scale(lo):.1f}" y1="{y:.1f}" x2="{W_LABEL + scale(hi_ci):.1f}" '
+            out.append(f'<line class="interval" x1="{W_LABEL + scale(min(lo, top)):.1f}" y1="{y:.1f}" x2="{W_LABEL + scale(min(hi_ci, top)):.1f}" '
                        f'y2="{y:.1f}" stroke="#000" stroke-width="1.5"/>')
         out.append(f'<line class="median" x1="{W_LABEL + scale(med):.1f}" y1="{y - 7:.1f}" '
                    f'x2="{W_LABEL + scale(med):.1f}" y2="{y + 7:.1f}" stroke="{colour}" stroke-width="3"/>')
         for v in values:
-            out.append(f'<circle class="point" cx="{W_LABEL + scale(v):.1f}" cy="{y:.1f}" r="2.5" fill="{colour}" '
-                       f'stroke="#000" stroke-width="0.4"><title>{esc(fmt(v))} {esc(unit)}</title></circle>')
+            edge = v > top
+            out.append(f'<circle class="point" cx="{W_LABEL + scale(min(v, top)):.1f}" cy="{y:.1f}" r="2.5" '
+                       f'fill="{"#fff" if edge else colour}" stroke="#000" stroke-width="0.4"'
+                       f'{" data-clipped=" + chr(34) + "1" + chr(34) if edge else ""}>'
+                       f'<title>{esc(fmt(v))} {esc(unit)}{" (past the axis)" if edge else ""}</title></circle>')
+            if edge:
+                out.append(f'<text class="clipped" x="{W_LABEL + scale(top) + 4:.1f}" y="{y + 4:.1f}">&#9654;</text>')
         ci = f"[{fmt(lo)}, {fmt(hi_ci)}]" + ("" if cover >= 0.95 else f" {cover * 100:.0f}%") if lo is not None else ""
         out.append(f'<text class="row-note" x="{W_LABEL + W_PLOT + 8}" y="{y + 4:.1f}">{esc(fmt(med))} {esc(ci)} '
                    f'n={len(values)}</text></g>')
