@@ -4,7 +4,8 @@
 # (the workers' CPU time over wall time, other runnable tasks, the load
 # average), and compare calls the wall-time change LOADED, a skipped
 # verdict, where the same documents without their conditions (as written
-# before they were recorded) call it a REGRESSION.
+# before they were recorded) call it a REGRESSION; a change larger than
+# the conditions can explain stays a REGRESSION.
 . "$MMT_SRCDIR/tests/lib.sh"
 PY=${MMT_PYTHON3:-python3}
 COMPARE="$MMT_SRCDIR/scripts/compare"
@@ -56,6 +57,20 @@ else
 	[ "$rc_seen" -eq 0 ] && ! grep -q REGRESSION "$scratch/seen" && grep -q "  LOADED$" "$scratch/seen" &&
 		grep -q "^LOADED: [0-9]* change" "$scratch/seen"
 	ok $? "with the conditions, the same change is LOADED, counted in the summary, exit 0 (was $rc_blind)"
+	# ... but not a change no load explains: the loaded runs 100x slower
+	"$PY" - "$scratch" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1] + "/new.json"))
+d["metadata"]["seed"] = "777"
+for r in d["runs"]:
+    r["ns_per_op"] *= 100
+    r["ops_per_sec"] /= 100
+json.dump(d, open(sys.argv[1] + "/new-100x.json", "w"))
+EOF
+	"$COMPARE" "$scratch/base.json" -- "$scratch/new-100x.json" > "$scratch/big" 2>&1
+	rc_big=$?
+	[ "$rc_big" -eq 1 ] && grep -q "^  ns_per_op .*REGRESSION" "$scratch/big"
+	ok $? "a 100x slowdown under the same load is still a REGRESSION (exit $rc_big): load explains a few times at most"
 fi
 
 done_testing

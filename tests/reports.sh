@@ -159,6 +159,10 @@ assert 'Host alpha' in text and 'Host bravo' in text
 for sid in ("metadata",):
     assert f'<section id="{sid}">' in text, sid
 assert "unordered" in text and "barrier-cost" in text
+# counters: one plot per counter and scenario, never one axis for all
+counter_plots = re.findall(r'aria-label="([^"]*) per operation"', text)
+assert counter_plots and all(": " in t and t.split(": ")[0] in ("msgpass", "litmus", "mmrace", "barrier-cost")
+                             for t in counter_plots), counter_plots
 # no Python in the cells: None is "-", a list its values
 assert ">None<" not in text and "<td>[" not in text, "a Python repr in a cell"
 hist = [s for s in svgs if 'class="plot history"' in s]
