@@ -3,6 +3,8 @@
 #include "arch/barrier.h"
 #include "clock.h"
 #include "probe.h"
+#include "sync-tune.h"
+#include "timing.h"
 
 #include <errno.h>
 #include <math.h>
@@ -57,17 +59,19 @@ static uint64_t witnesses_of(const struct mmt_worker *w, unsigned nr_outcomes)
 	return sum;
 }
 
-/* One step of a bounded wait: false once the deadline passed or the run
- * is stopping (the other side may have left its loop for good). */
-static bool keep_waiting(unsigned *spins, uint64_t deadline, bool shared_cpu)
+static bool run_stopping(const void *arg)
 {
-	if (++*spins % 256)
-		return true;
-	if (mmt_should_stop() || (int64_t)(mmt_cycles() - deadline) > 0)
-		return false;
-	if (shared_cpu && *spins >= SPINS_BEFORE_YIELD)
-		sched_yield();
-	return true;
+	(void)arg;
+	return mmt_should_stop();
+}
+
+/* A bounded wait of this tracker's: the run's stop ends it; on a CPU
+ * shared with the other side it yields after a while. */
+static struct mmt_spin track_spin(bool shared_cpu, uint64_t deadline, uint64_t timeout)
+{
+	return (struct mmt_spin){ .check_every = 256, .yield_after = shared_cpu ? SPINS_BEFORE_YIELD : 0,
+				  .timeout = timeout, .deadline = deadline, .clock = mmt_spin_clock_cycles,
+				  .stop = run_stopping };
 }
 
 static uint64_t ns_to_cycles(const struct mmt_track *t, uint64_t ns)
@@ -89,20 +93,40 @@ static void add_sample(struct mmt_track *t, const struct mmt_track_sample *s)
 	t->s[t->nr++] = *s;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* The session's rounds, the follower joined: chunk[0..chunks) in cycles,
+ * or false when it stopped answering. */
+static bool lead_rounds(struct mmt_track *t, uint64_t seq, bool shared, uint64_t *chunk, unsigned chunks,
+			unsigned rounds)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	/* Sharing a CPU, every answer waits for a context switch: one bound
+	 * for the session.  Else each round gets its own, armed at the
+	 * wait's first look at the clock, not by a clock read per round. */
+	struct mmt_spin spin = track_spin(shared, shared ? mmt_cycles() + ns_to_cycles(t, SESSION_TIMEOUT_NS) : 0,
+					  shared ? 0 : ns_to_cycles(t, ROUND_TIMEOUT_NS));
 
-	return (x > y) - (x < y);
+	for (unsigned c = 0; c < chunks; c++) {
+		uint64_t t0 = mmt_cycles();
+
+		for (unsigned r = 0; r < rounds; r++) {
+			spin.spins = 0;
+			if (!shared)
+				spin.deadline = 0;
+			if (mmt_pingpong_ask(&t->ping, seq << 32 | (2 * (c * rounds + r) + 1), &spin) != MMT_SPIN_ON)
+				return false;
+		}
+		chunk[c] = mmt_cycles() - t0;
+	}
+	return true;
 }
 
 void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 {
 	struct mmt_track *t = w->track;
-	uint64_t now = mmt_cycles(), seq, chunk[CHUNKS], deadline;
+	uint64_t now = mmt_cycles(), seq, chunk[CHUNKS];
 	struct mmt_track_sample s;
-	unsigned spins = 0, chunks, rounds;
-	bool shared, retry;
+	struct mmt_spin spin;
+	unsigned chunks, rounds;
+	bool shared, retry = true;
 	int me;
 
 	w->track_countdown = MMT_TRACK_POLLS_PER_CLOCK;
@@ -119,9 +143,9 @@ void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 	shared = READ_ONCE(t->ack.cpu) == me;
 	WRITE_ONCE(t->leader_cpu, me);
 	smp_store_release(&t->req, seq);	/* leader_cpu before it */
-	deadline = now + ns_to_cycles(t, shared ? SHARED_JOIN_TIMEOUT_NS : JOIN_TIMEOUT_NS);
+	spin = track_spin(shared, now + ns_to_cycles(t, shared ? SHARED_JOIN_TIMEOUT_NS : JOIN_TIMEOUT_NS), 0);
 	while (smp_load_acquire(&t->ack.seq) != seq)
-		if (!keep_waiting(&spins, deadline, shared))
+		if (mmt_spin_step(&spin) != MMT_SPIN_ON)
 			goto missed;
 	t->join_cycles += mmt_cycles() - now;
 	s.ops[1] = READ_ONCE(t->ack.ops);
@@ -132,32 +156,15 @@ void mmt_track_lead(struct mmt_worker *w, uint64_t ops)
 	 * full sample would rarely finish in time. */
 	chunks = shared ? 1 : CHUNKS;
 	rounds = shared ? 2 : ROUNDS;
-	deadline = mmt_cycles() + ns_to_cycles(t, SESSION_TIMEOUT_NS);
-	for (unsigned c = 0; c < chunks; c++) {
-		uint64_t t0 = mmt_cycles();
-
-		for (unsigned r = 0; r < rounds; r++) {
-			uint64_t v = seq << 32 | (2 * (c * rounds + r) + 1);
-
-			if (!shared)
-				deadline = mmt_cycles() + ns_to_cycles(t, ROUND_TIMEOUT_NS);
-			WRITE_ONCE(t->ping, v);
-			spins = 0;
-			while (READ_ONCE(t->ping) != v + 1)
-				if (!keep_waiting(&spins, deadline, shared))
-					goto missed;
-		}
-		chunk[c] = mmt_cycles() - t0;
-	}
-	qsort(chunk, chunks, sizeof(chunk[0]), cmp_u64);
-	s.one_way_ns = (double)chunk[chunks / 2] / rounds / 2 / t->cycles_per_ns;
+	if (!lead_rounds(t, seq, shared, chunk, chunks, rounds))
+		goto missed;
+	s.one_way_ns = mmt_pingpong_one_way(chunk, chunks, rounds) / t->cycles_per_ns;
 	s.session_ns = (double)(mmt_cycles() - now) / t->cycles_per_ns;
 	add_sample(t, &s);
 	retry = false;
 	goto end;
 missed:
 	t->missed++;
-	retry = true;
 end:
 	WRITE_ONCE(t->ping, seq << 32 | STOP_ROUND);
 	/* From the end of the session: what sampling costs stays bounded
@@ -169,13 +176,24 @@ end:
 	t->next_cycles += retry ? t->interval_cycles / 4 : t->interval_cycles;
 }
 
+/* The follower's session ends: the leader's stop round, a later session,
+ * or a session it gave up on. */
+static bool session_over(const void *arg)
+{
+	const struct mmt_track *t = arg;
+	uint64_t v = READ_ONCE(t->ping), seq = READ_ONCE(t->ack.seq);
+
+	return (v >> 32 == seq && (uint32_t)v == STOP_ROUND) || v >> 32 > seq || READ_ONCE(t->req) != seq ||
+	       mmt_should_stop();
+}
+
 void mmt_track_answer(struct mmt_worker *w, uint64_t ops)
 {
 	struct mmt_track *t = w->track;
-	uint64_t seq = smp_load_acquire(&t->req), deadline;
-	unsigned spins = 0;
+	uint64_t seq = smp_load_acquire(&t->req);
 	int me = sched_getcpu();
-	bool shared = me == READ_ONCE(t->leader_cpu), answered = false;
+	bool shared = me == READ_ONCE(t->leader_cpu);
+	struct mmt_spin spin = track_spin(shared, 0, 0);
 
 	w->track_seen = seq;
 	t->ack.ops = ops;
@@ -183,32 +201,17 @@ void mmt_track_answer(struct mmt_worker *w, uint64_t ops)
 	t->ack.cpu = me;
 	smp_store_release(&t->ack.seq, seq);
 	/* Not pinged within a round's bound: the leader was preempted, and
-	 * the follower goes back to work rather than wait for it.  The
-	 * bound restarts at the first clock check after an answer, not with
-	 * a clock read per answer, which would add to every round trip. */
-	deadline = mmt_cycles() + ns_to_cycles(t, shared ? SESSION_TIMEOUT_NS : JOIN_TIMEOUT_NS);
-	for (;;) {
-		uint64_t v = READ_ONCE(t->ping);
-
-		if (v >> 32 == seq) {
-			if ((uint32_t)v == STOP_ROUND)
-				return;
-			if (v & 1) {
-				WRITE_ONCE(t->ping, v + 1);
-				spins = 0;
-				answered = !shared;
-				continue;
-			}
-		} else if (v >> 32 > seq || READ_ONCE(t->req) != seq) {
-			return;	/* the leader gave up on this session */
-		}
-		if (answered && spins == 255) {
-			deadline = mmt_cycles() + ns_to_cycles(t, ROUND_TIMEOUT_NS);
-			answered = false;
-		}
-		if (!keep_waiting(&spins, deadline, shared))
-			return;
-		cpu_relax();
+	 * the follower goes back to work rather than wait for it.  The bound
+	 * restarts at the first clock check after an answer, not with a
+	 * clock read per answer, which would add to every round trip. */
+	spin.deadline = mmt_cycles() + ns_to_cycles(t, shared ? SESSION_TIMEOUT_NS : JOIN_TIMEOUT_NS);
+	spin.timeout = shared ? 0 : ns_to_cycles(t, ROUND_TIMEOUT_NS);
+	spin.stop = session_over;
+	spin.arg = t;
+	for (uint64_t v = seq << 32 | 1; mmt_pingpong_answer(&t->ping, v, &spin) == MMT_SPIN_ON; v += 2) {
+		spin.spins = 0;
+		if (!shared)
+			spin.deadline = 0;
 	}
 }
 
@@ -249,54 +252,20 @@ void mmt_track_destroy(struct mmt_track *t)
 
 /* ---- segmentation ------------------------------------------------------------ */
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median_of(double *v, unsigned n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 static bool differs(double x, double ref, double ratio)
 {
-	return x > ref * ratio || x * ratio < ref;
+	return mmt_tune_differs(x, ref, ratio);
 }
 
-/* The current segment's reference: median of its last few samples, so it
- * follows a slow drift but not one excursion. */
-#define WINDOW 5
-struct window {
-	double v[WINDOW];
-	unsigned n, next;
-};
-
-static void window_push(struct window *win, double x)
-{
-	win->v[win->next] = x;
-	win->next = (win->next + 1) % WINDOW;
-	if (win->n < WINDOW)
-		win->n++;
-}
-
-static double window_median(const struct window *win)
-{
-	double tmp[WINDOW];
-
-	memcpy(tmp, win->v, win->n * sizeof(double));
-	return median_of(tmp, win->n);
-}
-
+/* The samples through the tracker litmus tunes by (sync-tune.h): a move is
+ * two samples in a row that agree with each other and not with the median
+ * of the segment's last few; one alone is an outlier. */
 unsigned mmt_track_segment(const double *x, unsigned n, double ratio,
 			   struct mmt_track_segment *seg, unsigned max, unsigned *outliers)
 {
-	struct window win = { { 0 }, 0, 0 };
+	struct mmt_tune tune;
 	double *acc;
-	unsigned nseg = 0;
+	unsigned nseg;
 
 	*outliers = 0;
 	if (!n || !max)
@@ -304,29 +273,33 @@ unsigned mmt_track_segment(const double *x, unsigned n, double ratio,
 	acc = malloc(n * sizeof(*acc));
 	if (!acc)
 		return 0;
-	seg[0] = (struct mmt_track_segment){ 0, 0, 0, 0 };
+	seg[0] = (struct mmt_track_segment){ 0, 0, 1, 0 };
 	nseg = 1;
-	for (unsigned i = 0; i < n; i++) {
-		double ref = win.n ? window_median(&win) : x[i];
+	mmt_tune_init(&tune, ratio, x[0]);
+	for (unsigned i = 1; i < n; i++) {
+		uint64_t was = tune.outliers;
+		struct mmt_track_segment *cur = &seg[nseg - 1];
 
-		if (win.n && differs(x[i], ref, ratio)) {
-			bool confirmed = i + 1 < n && differs(x[i + 1], ref, ratio) &&
-					 !differs(x[i + 1], x[i], ratio);
-
-			if (!confirmed) {
-				(*outliers)++;
-				seg[nseg - 1].last = i;
-				continue;
-			}
-			if (nseg < max) {
-				seg[nseg++] = (struct mmt_track_segment){ i, i, 0, 0 };
-			}
-			win.n = win.next = 0;
+		switch (mmt_tune_sample(&tune, x[i])) {
+		case MMT_TUNE_MOVED:	/* samples i - 1 and i are the new placement */
+			if (nseg < max)
+				seg[nseg++] = (struct mmt_track_segment){ i - 1, i, 2, 0 };
+			else
+				cur->last = i, cur->samples += 2;
+			break;
+		case MMT_TUNE_KEPT:
+			cur->last = i;
+			cur->samples++;
+			break;
+		default:	/* held: a move or an outlier, the next one says */
+			if (tune.outliers > was)	/* the one held before was an outlier */
+				cur->last = i - 1;
+			break;
 		}
-		window_push(&win, x[i]);
-		seg[nseg - 1].last = i;
-		seg[nseg - 1].samples++;
 	}
+	*outliers = (unsigned)tune.outliers + tune.has_pending;
+	if (tune.has_pending)
+		seg[nseg - 1].last = n - 1;
 	/* Each segment's figure: the median of its samples, outliers out. */
 	for (unsigned k = 0; k < nseg; k++) {
 		unsigned m = 0;
@@ -334,12 +307,12 @@ unsigned mmt_track_segment(const double *x, unsigned n, double ratio,
 
 		for (unsigned i = seg[k].first; i <= seg[k].last; i++)
 			acc[m++] = x[i];
-		ref = median_of(acc, m);
+		ref = mmt_median_double(acc, m);
 		m = 0;
 		for (unsigned i = seg[k].first; i <= seg[k].last; i++)
 			if (!differs(x[i], ref, ratio))
 				acc[m++] = x[i];
-		seg[k].one_way_ns = m ? median_of(acc, m) : ref;
+		seg[k].one_way_ns = m ? mmt_median_double(acc, m) : ref;
 	}
 	free(acc);
 	return nseg;
@@ -460,7 +433,7 @@ json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uin
 	}
 	/* What a sample costs when nothing is preempted: robust to load,
 	 * unlike sampling_ns. */
-	session_median = t->nr ? median_of(x, t->nr) : 0;
+	session_median = t->nr ? mmt_median_double(x, t->nr) : 0;
 	for (unsigned i = 0; i < t->nr; i++)
 		x[i] = t->s[i].one_way_ns;
 	nseg = mmt_track_segment(x, t->nr, MMT_PROBE_STABLE_RATIO, seg, MAX_SEGMENTS, &outliers);

@@ -2,6 +2,7 @@
 #include "probe.h"
 #include "arch/barrier.h"
 #include "clock.h"
+#include "timing.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -18,55 +19,35 @@
  * to a cache-line transfer, and well under a millisecond. */
 #define PROBE_CHECK_EVERY 1024
 
-static int pin_self(int cpu)
+static bool told_to_stop(const void *arg)
 {
-	cpu_set_t set;
+	const struct mmt_probe_state *s = arg;
 
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	return READ_ONCE(s->line) == MMT_PROBE_STOP;
 }
 
-/* Answers every odd value with the next even one until told to stop, or
- * until nobody has asked anything for the hang time (the initiator gave
- * up on us, or died). */
+/* Answers rounds 1, 3, 5, ... until told to stop, or until nobody has
+ * asked anything for the hang time (the initiator gave up on us, or
+ * died). */
 static void *responder(void *arg)
 {
 	struct mmt_probe_state *s = arg;
-	uint64_t v, last = 0, quiet_since = mmt_now_ns();
-	unsigned spins = 0;
+	struct mmt_spin spin = { .check_every = PROBE_CHECK_EVERY, .timeout = s->hang_ns,
+				 .clock = mmt_spin_clock_ns, .stop = told_to_stop, .arg = s };
 
-	if (pin_self(s->cpu)) {
+	if (mmt_pin_self(s->cpu)) {
 		WRITE_ONCE(s->pinned, -1);
 		return NULL;
 	}
 	WRITE_ONCE(s->pinned, 1);
-	while ((v = READ_ONCE(s->line)) != MMT_PROBE_STOP) {
-		if (v & 1) {
-			WRITE_ONCE(s->line, v + 1);
-			last = v;
-		} else if (++spins % PROBE_CHECK_EVERY == 0) {
-			uint64_t now = mmt_now_ns();
-
-			if (v != last)
-				quiet_since = now, last = v;
-			else if (now - quiet_since > s->hang_ns)
-				break;
-		}
-		cpu_relax();
-	}
+	for (uint64_t v = 1; mmt_pingpong_answer(&s->line, v, &spin) == MMT_SPIN_ON; v += 2)
+		spin.deadline = 0;	/* the hang time restarts with each answer */
 	return NULL;
 }
 
-static int cmp_double(const void *a, const void *b)
+static bool stop_pending(const void *arg)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static bool stop_pending(const sigset_t *stop)
-{
+	const sigset_t *stop = arg;
 	sigset_t pend;
 
 	if (!stop || sigpending(&pend))
@@ -77,26 +58,71 @@ static bool stop_pending(const sigset_t *stop)
 	return false;
 }
 
-/* One bounded wait for cond: 0 when it held, else the reason to stop. */
-#define BOUNDED_WAIT(cond, since, stop, lim, st, fmt, ...)                               \
-	({                                                                               \
-		enum mmt_probe_end _e = MMT_PROBE_OK;                                    \
-		for (unsigned _n = 1; !(cond); _n++) {                                   \
-			cpu_relax();                                                     \
-			if (_n % PROBE_CHECK_EVERY)                                      \
-				continue;                                                \
-			if (stop_pending(stop)) {                                        \
-				_e = MMT_PROBE_INTERRUPTED;                              \
-				break;                                                   \
-			}                                                                \
-			if (mmt_now_ns() - (since) > (lim)->hang_ns) {                   \
-				_e = MMT_PROBE_HUNG;                                     \
-				snprintf((st)->where, sizeof((st)->where), fmt, __VA_ARGS__); \
-				break;                                                   \
-			}                                                                \
-		}                                                                        \
-		_e;                                                                      \
-	})
+static enum mmt_probe_end probe_end_of(enum mmt_spin_end e)
+{
+	return e == MMT_SPIN_ON ? MMT_PROBE_OK : e == MMT_SPIN_STOPPED ? MMT_PROBE_INTERRUPTED : MMT_PROBE_HUNG;
+}
+
+/* The initiator's side, the responder started: the chunks that fit the
+ * budget, into out. */
+static enum mmt_probe_end ask_rounds(struct mmt_probe_state *s, const struct mmt_probe_limits *lim,
+				     const sigset_t *stop, struct mmt_probe_pair *out, struct mmt_probe_status *st)
+{
+	struct mmt_spin spin = { .check_every = PROBE_CHECK_EVERY, .timeout = lim->hang_ns,
+				 .clock = mmt_spin_clock_ns, .stop = stop_pending, .arg = stop };
+	uint64_t chunk[PROBE_CHUNKS], v = 1, start = mmt_now_ns();
+	enum mmt_spin_end e;
+	int c, pinned;
+
+	while (!(pinned = READ_ONCE(s->pinned)))
+		if ((e = mmt_spin_step(&spin)) != MMT_SPIN_ON) {
+			if (e == MMT_SPIN_TIMEOUT)
+				snprintf(st->where, sizeof(st->where),
+					 "probe: the thread for CPU %d never started (CPU %d waited %.1f s)",
+					 out->b, out->a, (double)lim->hang_ns / 1e9);
+			return probe_end_of(e);
+		}
+	if (pinned < 0)
+		return MMT_PROBE_NO_PIN;
+	for (c = 0; c < PROBE_CHUNKS; c++) {
+		uint64_t t0 = mmt_now_ns();
+
+		if (c && t0 - start > lim->budget_ns)
+			break; /* a loaded machine: the chunks so far */
+		for (int r = 0; r < PROBE_ROUNDS; r++, v += 2) {
+			spin.deadline = 0;
+			e = mmt_pingpong_ask(&s->line, v, &spin);
+			if (e == MMT_SPIN_TIMEOUT)
+				snprintf(st->where, sizeof(st->where),
+					 "probe: CPU %d did not answer CPU %d for %.1f s (round %d of chunk %d)",
+					 out->b, out->a, (double)lim->hang_ns / 1e9, r, c);
+			if (e != MMT_SPIN_ON)
+				return probe_end_of(e);
+		}
+		chunk[c] = mmt_now_ns() - t0;
+	}
+	if (!c)
+		return MMT_PROBE_SHORT;
+	out->chunks = c;
+	out->one_way_ns = mmt_pingpong_one_way(chunk, (unsigned)c, PROBE_ROUNDS);
+	out->round_trip_ns = 2 * out->one_way_ns;
+	return MMT_PROBE_OK;
+}
+
+/* Tells the responder to stop and waits a second for it: one that never
+ * ran must not hold us either. */
+static void end_responder(pthread_t th, struct mmt_probe_state *s)
+{
+	struct timespec until;
+
+	WRITE_ONCE(s->line, MMT_PROBE_STOP);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	if (pthread_timedjoin_np(th, NULL, &until) == 0)
+		free(s);
+	else
+		pthread_detach(th); /* s stays: the thread may still read it */
+}
 
 enum mmt_probe_end mmt_probe_pair(int a, int b, struct mmt_probe_pair *out, const sigset_t *stop,
 				  const struct mmt_probe_limits *limits, struct mmt_probe_status *st)
@@ -104,28 +130,20 @@ enum mmt_probe_end mmt_probe_pair(int a, int b, struct mmt_probe_pair *out, cons
 	static const struct mmt_probe_limits defaults = { MMT_PROBE_BUDGET_NS, MMT_PROBE_HANG_NS, NULL };
 	const struct mmt_probe_limits *lim = limits ? limits : &defaults;
 	struct mmt_probe_state *s;
-	double chunk[PROBE_CHUNKS];
 	pthread_t th;
 	cpu_set_t old;
-	uint64_t v = 0, start, t0;
-	enum mmt_probe_end end = MMT_PROBE_OK;
-	int c = 0;
+	enum mmt_probe_end end;
 
 	st->end = MMT_PROBE_OK;
 	st->where[0] = '\0';
+	*out = (struct mmt_probe_pair){ .a = a, .b = b };
 	s = aligned_alloc(MMT_PAD_BYTES, sizeof(*s));
 	if (!s)
 		return st->end = MMT_PROBE_NO_PIN;
-	s->line = 0;
-	s->cpu = b;
-	s->pinned = 0;
-	s->hang_ns = lim->hang_ns;
-	out->a = a;
-	out->b = b;
-	out->chunks = 0;
+	*s = (struct mmt_probe_state){ .cpu = b, .hang_ns = lim->hang_ns };
 	/* The initiator is the calling thread, pinned to a for the probe and
 	 * put back afterwards: a third thread would mean three spinners. */
-	if (pthread_getaffinity_np(pthread_self(), sizeof(old), &old) || pin_self(a)) {
+	if (pthread_getaffinity_np(pthread_self(), sizeof(old), &old) || mmt_pin_self(a)) {
 		free(s);
 		return st->end = MMT_PROBE_NO_PIN;
 	}
@@ -134,50 +152,11 @@ enum mmt_probe_end mmt_probe_pair(int a, int b, struct mmt_probe_pair *out, cons
 		free(s);
 		return st->end = MMT_PROBE_NO_PIN;
 	}
-	start = mmt_now_ns();
-	end = BOUNDED_WAIT(READ_ONCE(s->pinned), start, stop, lim, st,
-			   "probe: the thread for CPU %d never started (CPU %d waited %.1f s)", b, a,
-			   (double)lim->hang_ns / 1e9);
-	if (end == MMT_PROBE_OK && READ_ONCE(s->pinned) < 0)
-		end = MMT_PROBE_NO_PIN;
-	for (; end == MMT_PROBE_OK && c < PROBE_CHUNKS; c++) {
-		t0 = mmt_now_ns();
-		if (c && t0 - start > lim->budget_ns)
-			break; /* a loaded machine: the chunks so far */
-		for (int r = 0; r < PROBE_ROUNDS && end == MMT_PROBE_OK; r++) {
-			uint64_t asked = mmt_now_ns();
-
-			WRITE_ONCE(s->line, v + 1);
-			end = BOUNDED_WAIT(READ_ONCE(s->line) == v + 2, asked, stop, lim, st,
-					   "probe: CPU %d did not answer CPU %d for %.1f s (round %d of chunk %d)",
-					   b, a, (double)lim->hang_ns / 1e9, r, c);
-			v += 2;
-		}
-		if (end == MMT_PROBE_OK)
-			chunk[c] = (double)(mmt_now_ns() - t0) / PROBE_ROUNDS;
-	}
-	WRITE_ONCE(s->line, MMT_PROBE_STOP);
-	{
-		/* A responder that never ran must not hold us either. */
-		struct timespec until;
-
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
-		if (pthread_timedjoin_np(th, NULL, &until) == 0)
-			free(s);
-		else
-			pthread_detach(th); /* s stays: the thread may still read it */
-	}
+	end = ask_rounds(s, lim, stop, out, st);
+	end_responder(th, s);
 	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
-	if (end == MMT_PROBE_OK && c == 0)
-		end = MMT_PROBE_SHORT;
-	if (end == MMT_PROBE_OK) {
-		/* Median of chunks: one preemption spoils a chunk, not the probe. */
-		qsort(chunk, (size_t)c, sizeof(chunk[0]), cmp_double);
-		out->chunks = c;
-		out->round_trip_ns = chunk[c / 2];
-		out->one_way_ns = out->round_trip_ns / 2;
-	}
+	if (end != MMT_PROBE_OK)
+		out->chunks = 0;
 	return st->end = end;
 }
 

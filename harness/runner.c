@@ -8,6 +8,7 @@
 #include "parse.h"
 #include "placement-track.h"
 #include "sysctl.h"
+#include "timing.h"
 #include "topology.h"
 
 #include <errno.h>
@@ -78,14 +79,11 @@ static void apply_moves(const struct mmt_run *run, const pthread_t *threads, uin
 
 	for (; *done < env->nr_moves && env->move[*done].at_ns <= since_ns; (*done)++) {
 		const struct mmt_move *m = &env->move[*done];
-		cpu_set_t set;
 		int err;
 
 		if (m->worker >= run->nr_workers)
 			continue;	/* this run has no such worker */
-		CPU_ZERO(&set);
-		CPU_SET(m->cpu, &set);
-		err = pthread_setaffinity_np(threads[m->worker], sizeof(set), &set);
+		err = mmt_pin_thread(threads[m->worker], m->cpu);
 		if (err)
 			fprintf(stderr, "mmtorture: MMT_TEST_MOVE: cannot move worker %u to CPU %d: %s\n",
 				m->worker, m->cpu, strerror(err));
@@ -446,7 +444,6 @@ static void start_workers(struct mmt_run *run, const int *cpus, pthread_t *threa
 	for (unsigned i = 0; i < n; i++) {
 		struct mmt_worker *w = &run->workers[i];
 		pthread_attr_t attr;
-		cpu_set_t set;
 		int err;
 
 		w->id = i;
@@ -454,10 +451,8 @@ static void start_workers(struct mmt_run *run, const int *cpus, pthread_t *threa
 		w->run = run;
 		w->cpu_seen_start = w->cpu_seen_end = -1;
 		w->where = "start-up (thread not yet running)";
-		CPU_ZERO(&set);
-		CPU_SET(cpus[i], &set);
 		pthread_attr_init(&attr);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		mmt_pin_attr(&attr, cpus[i]);
 		err = pthread_create(&threads[i], &attr, trampoline, w);
 		pthread_attr_destroy(&attr);
 		if (err) {

@@ -3,6 +3,9 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "timing.h"
 
 /*
  * The period law's constants (mmt_tune_period), in cycles, chosen on this
@@ -25,35 +28,21 @@
 #define LEVEL_STEPS 8
 #define HYSTERESIS 2.0
 
-static bool differs(uint64_t x, uint64_t ref, double ratio)
+bool mmt_tune_differs(double x, double ref, double ratio)
 {
-	return (double)x > (double)ref * ratio || (double)x * ratio < (double)ref;
+	return x > ref * ratio || x * ratio < ref;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static void push(struct mmt_tune *t, double x)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	double v[MMT_TUNE_WINDOW];
 
-	return (x > y) - (x < y);
-}
-
-static uint64_t window_median(const struct mmt_tune *t)
-{
-	uint64_t v[MMT_TUNE_WINDOW];
-
-	for (unsigned i = 0; i < t->n; i++)
-		v[i] = t->win[i];
-	qsort(v, t->n, sizeof(v[0]), cmp_u64);
-	return t->n % 2 ? v[t->n / 2] : (v[t->n / 2 - 1] + v[t->n / 2]) / 2;
-}
-
-static void push(struct mmt_tune *t, uint64_t x)
-{
 	t->win[t->next] = x;
 	t->next = (t->next + 1) % MMT_TUNE_WINDOW;
 	if (t->n < MMT_TUNE_WINDOW)
 		t->n++;
-	t->est = window_median(t);
+	memcpy(v, t->win, t->n * sizeof(v[0]));
+	t->est = mmt_median_double(v, t->n);
 }
 
 /* The level follows the estimate once it is more than HYSTERESIS steps
@@ -61,7 +50,7 @@ static void push(struct mmt_tune *t, uint64_t x)
  * grid point nearest. */
 static void follow(struct mmt_tune *t)
 {
-	double steps = log2((double)(t->est ? t->est : 1)) * LEVEL_STEPS;
+	double steps = log2(t->est >= 1 ? t->est : 1) * LEVEL_STEPS;
 
 	if (t->level && fabs(steps - log2((double)t->level) * LEVEL_STEPS) <= 1.0)
 		return;
@@ -70,24 +59,24 @@ static void follow(struct mmt_tune *t)
 		t->level = 1;
 }
 
-void mmt_tune_init(struct mmt_tune *t, double ratio, uint64_t first)
+void mmt_tune_init(struct mmt_tune *t, double ratio, double first)
 {
 	*t = (struct mmt_tune){ .ratio = ratio };
 	push(t, first);
 	follow(t);
 }
 
-int mmt_tune_sample(struct mmt_tune *t, uint64_t x)
+int mmt_tune_sample(struct mmt_tune *t, double x)
 {
 	int what = MMT_TUNE_KEPT;
 
 	t->samples++;
-	if (!differs(x, t->est, t->ratio)) {
+	if (!mmt_tune_differs(x, t->est, t->ratio)) {
 		if (t->has_pending)
 			t->outliers++;	/* the one held back stood alone */
 		t->has_pending = false;
 		push(t, x);
-	} else if (t->has_pending && !differs(x, t->pending, t->ratio)) {
+	} else if (t->has_pending && !mmt_tune_differs(x, t->pending, t->ratio)) {
 		/* Two in a row agree on somewhere else: the vCPUs moved. */
 		t->n = t->next = 0;
 		push(t, t->pending);

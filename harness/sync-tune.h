@@ -26,25 +26,29 @@
 
 struct mmt_tune {
 	double ratio;
-	uint64_t est;			/* cycles: median of win */
-	uint64_t level;			/* cycles: est on the grid; what the loops use */
-	uint64_t win[MMT_TUNE_WINDOW];
+	double est;			/* median of win */
+	uint64_t level;			/* est on the grid, at least 1; what the loops use */
+	double win[MMT_TUNE_WINDOW];
 	unsigned n, next;
-	uint64_t pending;		/* a sample off est, waiting for the next */
+	double pending;			/* a sample off est, waiting for the next */
 	bool has_pending;
 	uint64_t samples, retunes, outliers;
 };
 
 enum { MMT_TUNE_KEPT, MMT_TUNE_HELD, MMT_TUNE_MOVED };
 
-/* Starts from a first (longer) measurement. */
-void mmt_tune_init(struct mmt_tune *t, double ratio, uint64_t first_cycles);
+/* Starts from a first (longer) measurement.  Samples are in any unit
+ * (litmus: cycles; the in-run tracker's segmentation: ns). */
+void mmt_tune_init(struct mmt_tune *t, double ratio, double first);
 
 /* One batch's sample: MMT_TUNE_MOVED when it confirmed a change of
  * placement (the estimate restarted), MMT_TUNE_HELD when it is held back
  * as a possible outlier, else MMT_TUNE_KEPT.  The level may change with
  * any of them but HELD. */
-int mmt_tune_sample(struct mmt_tune *t, uint64_t one_way_cycles);
+int mmt_tune_sample(struct mmt_tune *t, double one_way);
+
+/* Whether x is further than ratio (either way) from ref. */
+bool mmt_tune_differs(double x, double ref, double ratio);
 
 /*
  * The tsc period for a one-way latency, both in cycles.  Each thread

@@ -29,6 +29,7 @@
 #include "arch/barrier.h"
 #include "clock.h"
 #include "scenario.h"
+#include "timing.h"
 
 #define UNROLL 16
 #define MAX_SAMPLES 4096
@@ -195,20 +196,9 @@ static inline __attribute__((always_inline)) void cost_loop(const int v, struct 
 BARRIER_COST_VARIANTS(AS_WORKER)
 static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = { BARRIER_COST_VARIANTS(MMT_X_LOOP) };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double median(double *v, unsigned n)
 {
-	n = n < MAX_SAMPLES ? n : MAX_SAMPLES;
-	if (!n)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return mmt_median_double(v, n < MAX_SAMPLES ? n : MAX_SAMPLES);
 }
 
 static void barrier_cost_verify(struct mmt_run *run)

@@ -55,6 +55,7 @@
 #include "placement-track.h"
 #include "probe.h"
 #include "sync-tune.h"
+#include "timing.h"
 
 enum { LK_SYNC_NONE, LK_SYNC_USERFENCE, LK_SYNC_TSC, LK_NR_SYNC, LK_SYNC_ROTATE = LK_NR_SYNC };
 static const char *const sync_names[LK_NR_SYNC] = { "none", "userfence", "tsc" };
@@ -137,20 +138,15 @@ static inline bool lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
 			while (READ_ONCE(c->arrive[k].v) < want)
 				;
 		smp_store_release(&c->arrive[0].v, want);
-		if (c->uf_delay) {
-			uint64_t end = mmt_cycles() + c->uf_delay;
-
-			while ((int64_t)(mmt_cycles() - end) < 0)
-				;
-		}
+		if (c->uf_delay)
+			mmt_spin_until_cycles(mmt_cycles() + c->uf_delay);
 	} else {
 		WRITE_ONCE(c->arrive[t].v, want);
 #ifdef LK_TEST_LATE_FOLLOWER
 		/* tests/litmus.sh: late to see the release of the iteration
 		 * before each of P0's cut points, so a cut always races it */
 		if (!((i + 1) & 63))
-			for (uint64_t end = mmt_cycles() + 200000; (int64_t)(mmt_cycles() - end) < 0;)
-				;
+			mmt_spin_until_cycles(mmt_cycles() + 200000);
 #endif
 		while (READ_ONCE(c->arrive[0].v) < want)
 			;
@@ -182,8 +178,11 @@ static inline unsigned lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t 
 {
 	uint64_t at = c->t0 + i * c->period;
 
-	if (t && c->delay)
-		at += mmt_mix64(c->gen + i * LK_MAXT + t) % (c->delay + 1);
+	if (t && c->delay) {
+		uint64_t seed = c->gen + i * LK_MAXT + t;	/* the same delays on every run of a seed */
+
+		at += mmt_random_upto(&seed, c->delay);
+	}
 	if ((int64_t)(mmt_cycles_unordered() - at) >= 0)
 		return 1;
 	while ((int64_t)(mmt_cycles_unordered() - at) < 0)
@@ -440,46 +439,37 @@ static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to,
  * its own, the median of chunks (at most 15) of rounds round trips.  P0
  * writes odd values, P1 answers each with the next even one.  Both
  * threads pass the same base, above every value an earlier call left. */
-static uint64_t calibrate(struct lk_ctx *c, unsigned me, int chunks, int rounds, uint64_t base)
+static uint64_t calibrate(struct lk_ctx *c, unsigned me, unsigned chunks, unsigned rounds, uint64_t base)
 {
+	/* Unbounded: a thread that never answers is the runner's watchdog's
+	 * to report, with where it hangs. */
+	struct mmt_spin forever = { .check_every = 1u << 30, .clock = mmt_spin_clock_cycles };
 	uint64_t chunk[15], v = 2 * base;
 
-	for (int k = 0; k < chunks; k++) {
+	for (unsigned k = 0; k < chunks; k++) {
 		uint64_t t = mmt_cycles();
 
-		for (int r = 0; r < rounds; r++) {
+		for (unsigned r = 0; r < rounds; r++) {
 			v += 2;
 			if (me == 0) {
-				WRITE_ONCE(c->cal[0][0], v + 1);
-				while (READ_ONCE(c->cal[0][0]) != v + 2)
-					;
-			} else {
-				while (READ_ONCE(c->cal[0][0]) != v + 1)
-					;
-#ifdef LK_TEST_HANG
-				/* tests/litmus.sh: a follower that never answers the
-				 * first batch's ping-pong (every run has that batch),
-				 * so the run hangs there and must say so */
-				if (base == 1024)
-					for (;;)
-						cpu_relax();
-#endif
-				WRITE_ONCE(c->cal[0][0], v + 2);
+				mmt_pingpong_ask(&c->cal[0][0], v + 1, &forever);
+				continue;
 			}
+#ifdef LK_TEST_HANG
+			/* tests/litmus.sh: a follower that never answers the
+			 * first batch's ping-pong (every run has that batch),
+			 * so the run hangs there and must say so */
+			if (base == 1024)
+				for (;;)
+					cpu_relax();
+#endif
+			mmt_pingpong_answer(&c->cal[0][0], v + 1, &forever);
 		}
-		chunk[k] = (mmt_cycles() - t) / (uint64_t)rounds;
+		chunk[k] = mmt_cycles() - t;
 	}
 	if (me != 0)
 		return 0;
-	for (int i = 0; i < chunks; i++)
-		for (int j = i + 1; j < chunks; j++)
-			if (chunk[j] < chunk[i]) {
-				uint64_t x = chunk[i];
-
-				chunk[i] = chunk[j];
-				chunk[j] = x;
-			}
-	return chunk[chunks / 2] / 2 ? chunk[chunks / 2] / 2 : 1;
+	return (uint64_t)fmax(1, mmt_pingpong_one_way(chunk, chunks, rounds));
 }
 
 /* P0: what the loops use at the tuner's level, at most

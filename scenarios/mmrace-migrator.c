@@ -48,6 +48,7 @@
 #include "mix.h"
 #include "mmrace.h"
 #include "mutant.h"
+#include "timing.h"
 
 #define SPIN_BEFORE_SLEEP_NS 20000ull
 #define NAP_MIN_NS 10000ull	/* the shortest nap on the protector's CPU */
@@ -97,8 +98,7 @@ static bool nap_into_walk(struct mmr_ctl *c, uint32_t n, pid_t parent, uint64_t 
 
 		if (READ_ONCE(c->stop) || getppid() != parent)
 			return false;
-		*seed = mmt_mix64(*seed);
-		ts.tv_nsec = (long)(NAP_MIN_NS + (bound ? *seed % bound : 0) % (1000000000ull - NAP_MIN_NS));
+		ts.tv_nsec = (long)(NAP_MIN_NS + (bound ? mmt_random_upto(seed, bound - 1) : 0) % (1000000000ull - NAP_MIN_NS));
 		nanosleep(&ts, NULL);
 	}
 	return true;
@@ -147,7 +147,6 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 	uint64_t seed = p->run->seed ^ 0x6d6967726174ull;
 	int fd, kfd;
 	bool shares_protector;
-	cpu_set_t set;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
@@ -159,16 +158,14 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 	/* Acquire: protector_cpu, stored before child_cpu's release. */
 	while (READ_ONCE(c->stop) == 0 && smp_load_acquire(&c->child_cpu) < 0 && getppid() == parent)
 		usleep(100);
-	CPU_ZERO(&set);
-	CPU_SET(READ_ONCE(c->child_cpu) < 0 ? 0 : READ_ONCE(c->child_cpu), &set);
-	sched_setaffinity(0, sizeof(set), &set);
+	mmt_pin_self(READ_ONCE(c->child_cpu) < 0 ? 0 : READ_ONCE(c->child_cpu));
 	prctl(PR_SET_TIMERSLACK, 1ul);	/* naps as long as asked */
 	shares_protector = READ_ONCE(c->child_cpu) == READ_ONCE(c->protector_cpu);
 	for (unsigned i = 0; i < p->hot; i++)
 		pages[i] = base + (size_t)i * MMR_PAGE;
 
 	for (uint64_t n = 1; !READ_ONCE(c->stop); n++) {
-		uint64_t moved = 0, delay, t;
+		uint64_t moved = 0, delay;
 		int64_t k0, k1;
 		int cpu0, cpu1;
 		long rc;
@@ -192,10 +189,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 		/* A spin on the protector's CPU would only hold the walk
 		 * still: there the move comes when the walk is preempted. */
 		delay = shares_protector ? 0 : READ_ONCE(c->delay_max_ns);
-		seed = mmt_mix64(seed);
-		t = mmt_now_ns() + (delay ? seed % (delay + 1) : 0);
-		while ((int64_t)(mmt_now_ns() - t) < 0)
-			cpu_relax();
+		mmt_spin_until_ns(mmt_now_ns() + mmt_random_upto(&seed, delay));
 		k0 = kernel_window(kfd);
 		cpu0 = sched_getcpu();
 		/* moving brackets m0..m1: a writer's store between its two

@@ -6,6 +6,7 @@
  * the real one to make a CPU silent or slow.
  */
 #include "probe.h"
+#include "timing.h"
 #include "arch/barrier.h"
 #include "tap.h"
 
@@ -15,21 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static int pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-}
-
 /* Starts, then never answers: a CPU the host stopped running. */
 static void *silent(void *arg)
 {
 	struct mmt_probe_state *s = arg;
 
-	pin(s->cpu);
+	mmt_pin_self(s->cpu);
 	WRITE_ONCE(s->pinned, 1);
 	while (READ_ONCE(s->line) != MMT_PROBE_STOP)
 		usleep(1000);
@@ -52,7 +44,7 @@ static void *slow(void *arg)
 	struct mmt_probe_state *s = arg;
 	uint64_t v;
 
-	pin(s->cpu);
+	mmt_pin_self(s->cpu);
 	WRITE_ONCE(s->pinned, 1);
 	while ((v = READ_ONCE(s->line)) != MMT_PROBE_STOP) {
 		if (v & 1) {
