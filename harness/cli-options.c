@@ -4,8 +4,8 @@
  * scenarios' own options (--payload-words, --sync ...) are declared by the
  * scenarios (struct mmt_option) and collected by cli.c.
  */
-#include "cli.h"
 #include "cli-options.h"
+#include "cli-settings.h"
 #include "counters.h"
 #include "parse.h"
 

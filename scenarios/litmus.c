@@ -547,33 +547,94 @@ static void settle(struct priv *p, struct mmt_worker *w0, uint64_t now)
 	w0->outcomes[OUT_POS] = total;
 }
 
+/* P0 and P1 measure their latency before the first batch: the tuner's
+ * start. */
+static void calibrate_first(struct priv *p, struct mmt_worker *w)
+{
+	uint64_t first;
+
+	mmt_worker_at(w, "litmus calibration ping-pong");
+	first = calibrate(&p->ctx, w->id, 15, 32, 0);
+	if (w->id == 0) {
+		mmt_tune_init(&p->tune, MMT_PROBE_STABLE_RATIO, first);
+		apply_level(p);
+	}
+}
+
+/* The period and the wait follow this batch's latency, not the run's
+ * start: a move of the vCPUs re-tunes them (issue 16). */
+static void calibrate_batch(struct priv *p, struct mmt_worker *w, uint64_t batches)
+{
+	if (p->measure && w->id < 2) {
+		uint64_t x;
+
+		mmt_worker_at(w, "litmus calibration ping-pong");
+		x = calibrate(&p->ctx, w->id, 5, 8, (batches + 1) * 1024);
+		if (w->id == 0) {
+			mmt_tune_sample(&p->tune, x);
+			apply_level(p);
+			segment_for(p, batches, x);
+		}
+	} else if (w->id == 0) {
+		segment_for(p, batches, 0);
+	}
+}
+
+/* Fresh locations for every iteration of the batch, reset in parallel:
+ * this thread's share. */
+static void reset_locations(struct lk_ctx *c, const struct lk_test *t, unsigned me)
+{
+	uint64_t from = c->batch * me / c->nthreads, to = c->batch * (me + 1) / c->nthreads;
+
+	for (uint64_t i = from; i < to; i++)
+		for (unsigned v = 0; v < t->nvars; v++) {
+			uint64_t *loc = (uint64_t *)(c->mem + i * c->iter_bytes + v * c->var_bytes);
+
+			*loc = t->init_addr[v] >= 0
+				? (uint64_t)(uintptr_t)(c->mem + i * c->iter_bytes + (size_t)t->init_addr[v] * c->var_bytes)
+				: (uint64_t)t->init[v];
+		}
+}
+
+/* This thread's share of the batch's outcomes (c->ran: the whole batch,
+ * or where P0 cut it). */
+static void count_share(struct priv *p, struct mmt_worker *w, int sync, uint64_t gen)
+{
+	struct lk_ctx *c = &p->ctx;
+	const unsigned me = w->id, n = c->nthreads;
+	uint64_t from = c->ran * me / n, to = c->ran * (me + 1) / n, seen = p->hist[me].wit[sync];
+
+	mmt_worker_at(w, "litmus counting");
+	count(p, &p->hist[me], from, to, sync);
+	if (p->hist[me].wit[sync] != seen)	/* detection speed, to the batch */
+		mmt_witness_first(w, gen + to);
+	if (me == 0) {
+		p->done += c->ran;
+		p->cut += c->ran < c->batch;
+	}
+	/* Every thread raced every iteration: the placement split's count
+	 * (the counting is shared out, not the racing). */
+	w->ops += c->ran;
+}
+
 static void litmus_worker(struct mmt_worker *w)
 {
 	struct priv *p = w->run->priv;
 	struct lk_ctx *c = &p->ctx;
 	const struct lk_test *t = p->test;
-	const unsigned me = w->id, n = c->nthreads;
+	const unsigned me = w->id;
 	void (*fn)(struct lk_ctx *, unsigned) = t->thread[me][p->prim];
-	uint64_t batches = 0, seen;
+	uint64_t batches = 0;
 
 	w->role = "thread";
-	if (p->measure && me < 2) {
-		uint64_t first;
-
-		mmt_worker_at(w, "litmus calibration ping-pong");
-		first = calibrate(c, me, 15, 32, 0);
-
-		if (me == 0) {
-			mmt_tune_init(&p->tune, MMT_PROBE_STABLE_RATIO, first);
-			apply_level(p);
-		}
-	}
+	if (p->measure && me < 2)
+		calibrate_first(p, w);
 	if (me == 0 && !p->adapt_wait)
 		c->uf_delay = c->delay;
 	if (t->uses_rcu && p->prim == LK_URCU)
 		urcu_memb_register_thread();
-	for (;;) {
-		uint64_t from, to, gen;
+	for (;; batches++) {
+		uint64_t gen;
 		int sync;
 
 		if (me == 0) {
@@ -592,33 +653,8 @@ static void litmus_worker(struct mmt_worker *w)
 		gen = c->gen;
 		if (me == 0)
 			settle(p, w, mmt_cycles());
-		/* The period and the wait follow this batch's latency, not the
-		 * run's start: a move of the vCPUs re-tunes them (issue 16). */
-		if (p->measure && me < 2) {
-			uint64_t x;
-
-			mmt_worker_at(w, "litmus calibration ping-pong");
-			x = calibrate(c, me, 5, 8, (batches + 1) * 1024);
-
-			if (me == 0) {
-				mmt_tune_sample(&p->tune, x);
-				apply_level(p);
-				segment_for(p, batches, x);
-			}
-		} else if (me == 0) {
-			segment_for(p, batches, 0);
-		}
-		/* Fresh locations for every iteration, reset in parallel. */
-		from = c->batch * me / n;
-		to = c->batch * (me + 1) / n;
-		for (uint64_t i = from; i < to; i++)
-			for (unsigned v = 0; v < t->nvars; v++) {
-				uint64_t *loc = (uint64_t *)(c->mem + i * c->iter_bytes + v * c->var_bytes);
-
-				*loc = t->init_addr[v] >= 0
-					? (uint64_t)(uintptr_t)(c->mem + i * c->iter_bytes + (size_t)t->init_addr[v] * c->var_bytes)
-					: (uint64_t)t->init[v];
-			}
+		calibrate_batch(p, w, batches);
+		reset_locations(c, t, me);
 		if (me == 0) {
 			c->t0 = mmt_cycles() + (uint64_t)(20000 * w->run->cycles_per_ns); /* 20 us to line up */
 			c->ran = c->batch;	/* every thread has read the last batch's */
@@ -627,22 +663,7 @@ static void litmus_worker(struct mmt_worker *w)
 		mmt_worker_at(w, "litmus racing loop");
 		fn(c, me);
 		barrier_wait(c, w, true);
-		mmt_worker_at(w, "litmus counting");
-		/* c->ran: the whole batch, or where P0 cut it */
-		from = c->ran * me / n;
-		to = c->ran * (me + 1) / n;
-		seen = p->hist[me].wit[sync];
-		count(p, &p->hist[me], from, to, sync);
-		if (p->hist[me].wit[sync] != seen)	/* detection speed, to the batch */
-			mmt_witness_first(w, gen + to);
-		if (me == 0) {
-			p->done += c->ran;
-			p->cut += c->ran < c->batch;
-		}
-		/* Every thread raced every iteration: the placement split's
-		 * count (the counting is shared out, not the racing). */
-		w->ops += c->ran;
-		batches++;
+		count_share(p, w, sync, gen);
 		if (c->ran < c->batch)
 			break;	/* only a stop cuts a batch: the run is over */
 	}
@@ -720,20 +741,11 @@ static json_t *sync_track_json(const struct priv *p, double cpn)
 		"segments", segs, "overflow", p->overflow.batches ? segment_json(&p->overflow, cpn) : json_null());
 }
 
-static void litmus_verify(struct mmt_run *run)
+/* The threads' histograms, into all. */
+static void merge_histograms(const struct priv *p, struct lk_hist *all)
 {
-	struct priv *p = run->priv;
 	const struct lk_test *t = p->test;
-	struct lk_hist *all = calloc(1, sizeof(*all));
-	json_t *hist = json_array(), *by;
-	uint64_t iters = 0, pos = 0;
-	double secs = (double)run->elapsed_ns / 1e9;
-	char obs[256];
 
-	/* Every thread has counted its last batch now. */
-	settle(p, &run->workers[0], p->end_mark);
-	for (unsigned k = 1; k < run->nr_workers; k++)
-		run->workers[k].outcomes[OUT_POS] = 0;	/* all in worker 0's */
 	for (unsigned k = 0; k < t->nthreads; k++) {
 		const struct lk_hist *h = &p->hist[k];
 
@@ -758,6 +770,23 @@ static void litmus_verify(struct mmt_run *run)
 			all->wit[s] += h->wit[s];
 		}
 	}
+}
+
+static void litmus_verify(struct mmt_run *run)
+{
+	struct priv *p = run->priv;
+	const struct lk_test *t = p->test;
+	struct lk_hist *all = calloc(1, sizeof(*all));
+	json_t *hist = json_array(), *by;
+	uint64_t iters = 0, pos = 0;
+	double secs = (double)run->elapsed_ns / 1e9;
+	char obs[256];
+
+	/* Every thread has counted its last batch now. */
+	settle(p, &run->workers[0], p->end_mark);
+	for (unsigned k = 1; k < run->nr_workers; k++)
+		run->workers[k].outcomes[OUT_POS] = 0;	/* all in worker 0's */
+	merge_histograms(p, all);
 	for (unsigned e = 0; e < all->n; e++) {
 		char text[256];
 

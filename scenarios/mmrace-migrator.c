@@ -138,6 +138,33 @@ static long migrate(const struct mmr_priv *p, char *base, uint64_t n, void **pag
 	return mbind(base, (size_t)p->hot * MMR_PAGE, MPOL_LOCAL, NULL, 0, MPOL_MF_MOVE_ALL);
 }
 
+/* The control's wait: only once mprotect has returned, its flush done,
+ * so no flush can be pending. */
+static void wait_walk_returned(struct mmr_ctl *c, uint64_t n, bool shares_protector)
+{
+	while (smp_load_acquire(&c->epoch) < 4 * n - 2 && !READ_ONCE(c->stop)) {
+		if (shares_protector)
+			sched_yield();	/* the walk needs this CPU */
+		else
+			cpu_relax();
+	}
+}
+
+/* Pages whose frame changed in move n, from the pagemap before and after. */
+static void count_moved(struct mmr_priv *p, uint64_t n)
+{
+	struct mmr_ctl *c = p->ctl;
+	uint64_t moved = 0;
+
+	for (unsigned i = 0; i < p->hot; i++)
+		moved += c->pfn_before[n & 1][i] && c->pfn_after[n & 1][i] &&
+			 c->pfn_before[n & 1][i] != c->pfn_after[n & 1][i];
+	c->moved = moved;
+	c->pages_moved += moved;
+	if (p->nodes > 1)
+		c->moved_to[n % (uint64_t)p->nodes] += moved;
+}
+
 static void child_main(struct mmr_priv *p, pid_t parent)
 {
 	struct mmr_ctl *c = p->ctl;
@@ -165,7 +192,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 		pages[i] = base + (size_t)i * MMR_PAGE;
 
 	for (uint64_t n = 1; !READ_ONCE(c->stop); n++) {
-		uint64_t moved = 0, delay;
+		uint64_t delay;
 		int64_t k0, k1;
 		int cpu0, cpu1;
 		long rc;
@@ -178,14 +205,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 				       : wait_walk(c, (uint32_t)n, parent)) || READ_ONCE(c->stop))
 			break;
 		if (p->variant == V_MIGRATE_AFTER_WALK)
-			/* The control: only once mprotect has returned, its
-			 * flush done, so no flush can be pending. */
-			while (smp_load_acquire(&c->epoch) < 4 * n - 2 && !READ_ONCE(c->stop)) {
-				if (shares_protector)
-					sched_yield();	/* the walk needs this CPU */
-				else
-					cpu_relax();
-			}
+			wait_walk_returned(c, n, shares_protector);
 		/* A spin on the protector's CPU would only hold the walk
 		 * still: there the move comes when the walk is preempted. */
 		delay = shares_protector ? 0 : READ_ONCE(c->delay_max_ns);
@@ -209,13 +229,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 			c->last_errno = errno;
 		}
 		read_pfns(fd, base, p->hot, c->pfn_after[n & 1]);
-		for (unsigned i = 0; i < p->hot; i++)
-			moved += c->pfn_before[n & 1][i] && c->pfn_after[n & 1][i] &&
-				 c->pfn_before[n & 1][i] != c->pfn_after[n & 1][i];
-		c->moved = moved;
-		c->pages_moved += moved;
-		if (p->nodes > 1)
-			c->moved_to[n % (uint64_t)p->nodes] += moved;
+		count_moved(p, n);
 		smp_store_release(&c->child_done, n);
 	}
 	_exit(0);

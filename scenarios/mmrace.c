@@ -493,113 +493,99 @@ static json_t *line_up_json(const struct mmr_priv *p)
 			 : "two workers: the migrator moves pages when the walk on its CPU is preempted");
 }
 
-static void mmrace_verify(struct mmt_run *run)
-{
-	static const char *const kprefix[] = { "pgmigrate_", "compact_", "numa_", "thp_", "nr_tlb_", NULL };
-	static const char *const config[] = { "CONFIG_NUMA_BALANCING", "CONFIG_COMPACTION",
-		"CONFIG_MIGRATION", "CONFIG_TRANSPARENT_HUGEPAGE", "CONFIG_NUMA", NULL };
-	struct mmr_priv *p = run->priv;
-	struct mmr_ctl *c = p->ctl;
-	const char *child_death = mmr_migrator_stop(p);
-	uint64_t stores = 0, faults = 0, window = 0, stale = 0, injected = 0, crashes = 0, stuck = 0;
-	uint64_t lost = 0, first_lost_ns = 0, first_lost_iter = 0, moving_stores = 0;
-	json_t *m = run->metrics, *mism = json_array(), *crash = json_null(), *health, *after, *mut;
+/* The writers' counts, summed. */
+struct writer_totals {
+	uint64_t stores, faults, window, stale, injected, crashes, stuck;
+	uint64_t lost, first_lost_ns, first_lost_iter, moving_stores;
+	json_t *crash;		/* the first crash: writer and address, or null */
+};
 
-	/* The words written since each writer's last check (writers have
-	 * stopped, access is open), and the injector's last old frames. */
-	for (unsigned w = 0; w < p->nwriters; w++)
-		if (!p->ws[w].crashed && !p->ws[w].stuck)
-			mmr_verify_words(p, &p->ws[w], w, p->iterations + 1);
-	if (p->variant == V_BROKEN_STALE_MAPPING && p->iterations)
-		mmr_find_foreign(p, (const uint64_t *)p->view[!p->current], (size_t)p->hot * MMR_PAGE,
-				 p->iterations + 1);
+static struct writer_totals sum_writers(struct mmr_priv *p)
+{
+	struct writer_totals t = { .crash = json_null() };
+
 	for (unsigned w = 0; w < p->nwriters; w++) {
 		const struct mmr_writer *ws = &p->ws[w];
 
-		stores += ws->stores;
-		moving_stores += ws->stores_while_moving;
-		faults += ws->faults;
-		window += ws->window_writes;
-		stale += ws->stale_violations;
-		injected += ws->stale_stores;
-		lost += ws->lost;
+		t.stores += ws->stores;
+		t.moving_stores += ws->stores_while_moving;
+		t.faults += ws->faults;
+		t.window += ws->window_writes;
+		t.stale += ws->stale_violations;
+		t.injected += ws->stale_stores;
+		t.lost += ws->lost;
 		p->outcomes[OUT_VERIFIED] += ws->verified;
-		stuck += ws->stuck;
+		t.stuck += ws->stuck;
 		if (ws->wk && ws->wk->first_witness_ns &&
-		    (!first_lost_ns || ws->wk->first_witness_ns < first_lost_ns)) {
-			first_lost_ns = ws->wk->first_witness_ns;
-			first_lost_iter = ws->first_lost_iter;
+		    (!t.first_lost_ns || ws->wk->first_witness_ns < t.first_lost_ns)) {
+			t.first_lost_ns = ws->wk->first_witness_ns;
+			t.first_lost_iter = ws->first_lost_iter;
 		}
-		if (ws->crashed) {
-			crashes++;
-			if (json_is_null(crash))
-				crash = json_pack("{s:i,s:I}", "writer", w, "address", (json_int_t)ws->crash_addr);
-		}
+		if (ws->crashed && !t.crashes++)
+			t.crash = json_pack("{s:i,s:I}", "writer", w, "address", (json_int_t)ws->crash_addr);
 	}
-	p->outcomes[OUT_LOST] = lost;
-	p->outcomes[OUT_STALE_TLB] = stale;
-	p->outcomes[OUT_CRASH] = crashes;
-	after = mmt_kstate_counters(kprefix);
-	health = mmt_health_end(&p->health);
-	if (json_is_true(json_object_get(health, "splat")))
-		p->outcomes[OUT_SPLAT] = 1;
-	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
-	run->ops = stores;
-	for (unsigned i = 0; i < p->nr_mismatches; i++)
-		json_array_append_new(mism, mismatch_json(&p->mismatch[i]));
-	mut = mmt_mutant_delta(p->mutant_before, mmt_mutant_snapshot());
+	return t;
+}
 
-	json_object_set_new(m, "actors", json_incref(p->actors));
-	set_int(m, "writers", p->nwriters);
-	set_int(m, "hot_pages", p->hot);
-	set_int(m, "walk_pages", p->walk);
-	set_int(m, "iterations", p->iterations);
-	set_int(m, "mprotect_calls", p->mprotect_calls);
-	json_object_set_new(m, "walk_mean_us", json_real(p->walk_ns_ema / 1000));
-	json_object_set_new(m, "guard_us", json_real((double)p->guard_ns / 1000));
-	if (actor_on(p, "migrator")) {
-		json_t *to = json_object();
+/* What the migrator did: calls, errors, pages moved and where to. */
+static void migrator_metrics(json_t *m, const struct mmr_priv *p)
+{
+	const struct mmr_ctl *c = p->ctl;
+	json_t *to = json_object();
 
-		set_int(m, "migrate_calls", c->migrate_calls);
-		set_int(m, "migrate_errors", c->migrate_errors);
-		json_object_set_new(m, "migrate_last_error", c->migrate_errors ? json_string(strerror(c->last_errno)) : json_null());
-		json_object_set_new(m, "migrate_mean_us", json_real(p->migrate_ns_ema / 1000));
-		set_int(m, "pages_moved", c->pages_moved);
-		for (int i = 0; p->nodes > 1 && i < p->nodes; i++) {
-			char key[16];
-
-			snprintf(key, sizeof(key), "%d", p->node_ids[i]);
-			set_int(to, key, c->moved_to[i]);
-		}
-		json_object_set_new(m, "pages_moved_to_node", to);
-	} else {
+	if (!actor_on(p, "migrator")) {
+		json_decref(to);
 		json_object_set_new(m, "pages_moved", json_null());
+		return;
 	}
+	set_int(m, "migrate_calls", c->migrate_calls);
+	set_int(m, "migrate_errors", c->migrate_errors);
+	json_object_set_new(m, "migrate_last_error", c->migrate_errors ? json_string(strerror(c->last_errno)) : json_null());
+	json_object_set_new(m, "migrate_mean_us", json_real(p->migrate_ns_ema / 1000));
+	set_int(m, "pages_moved", c->pages_moved);
+	for (int i = 0; p->nodes > 1 && i < p->nodes; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "%d", p->node_ids[i]);
+		set_int(to, key, c->moved_to[i]);
+	}
+	json_object_set_new(m, "pages_moved_to_node", to);
+}
+
+/* Whether the race ran: migrations inside the protector's window, with a
+ * writer's store while the pages moved. */
+static void window_metrics(json_t *m, const struct mmr_priv *p, const struct writer_totals *t)
+{
 	set_int(m, "migrations_in_window", p->in_window);
 	set_int(m, "migrations_raced", p->raced);
 	set_int(m, "migrations_in_window_writer_on_migrator_cpu", p->in_window_same_cpu);
 	set_int(m, "migrations_in_window_no_store", p->in_window_no_store);
 	set_int(m, "migrations_outside_window", p->outside_window);
-	set_int(m, "stores_while_moving", moving_stores);
+	set_int(m, "stores_while_moving", t->moving_stores);
 	json_object_set_new(m, "migrator_cpus_seen", cpu_mask_json(p->migrator_cpus));
 	json_object_set_new(m, "line_up", line_up_json(p));
 	json_object_set_new(m, "kernel_window_during_migrations",
 			    p->kernel_in_window < 0 || !actor_on(p, "migrator") ? json_null() :
 			    json_integer((json_int_t)p->kernel_in_window));
-	set_int(m, "writer_faults", faults);
-	set_int(m, "window_writes", window);
+	set_int(m, "writer_faults", t->faults);
+	set_int(m, "window_writes", t->window);
 	set_int(m, "compact_calls", p->compact_calls);
 	set_int(m, "victim_checks", p->victim_checks);
+}
+
+/* What was found and how soon; what ended the run and what went wrong. */
+static void finding_metrics(json_t *m, struct mmr_priv *p, const struct writer_totals *t, const char *child_death)
+{
 	json_object_set_new(m, "injected_stale_stores",
-			    p->variant == V_BROKEN_STALE_MAPPING ? json_integer((json_int_t)injected) : json_null());
+			    p->variant == V_BROKEN_STALE_MAPPING ? json_integer((json_int_t)t->injected) : json_null());
 	json_object_set_new(m, "time_to_first_lost_ms",
-			    first_lost_ns ? json_real((double)(first_lost_ns - p->start_ns) / 1e6) : json_null());
+			    t->first_lost_ns ? json_real((double)(t->first_lost_ns - p->start_ns) / 1e6) : json_null());
 	json_object_set_new(m, "iterations_to_first_lost",
-			    first_lost_ns ? json_integer((json_int_t)first_lost_iter) : json_null());
+			    t->first_lost_ns ? json_integer((json_int_t)t->first_lost_iter) : json_null());
 	/* Its own rule (pages raced, walks, ...) or the time bound: the
 	 * harness's duration, or a signal. */
 	json_object_set_new(m, "ended_by", json_string(p->ended_by ? p->ended_by : "duration"));
-	if (lost)	/* perhaps a loss only the final check found */
+	if (t->lost)	/* perhaps a loss only the final check found */
 		mmr_note_lost(p);
 	json_object_set_new(m, "raced_to_first_lost",
 			    p->lost_known ? json_integer((json_int_t)p->raced_at_first_lost) : json_null());
@@ -609,17 +595,61 @@ static void mmrace_verify(struct mmt_run *run)
 	if (p->variant == V_RACE_THP)
 		json_object_set_new(m, "shmem_pmd_mapped_kb", json_pack("{s:I,s:I}", "populated", (json_int_t)p->thp_kb,
 									   "end", (json_int_t)shmem_pmd_kb()));
+}
+
+static void mmrace_verify(struct mmt_run *run)
+{
+	static const char *const kprefix[] = { "pgmigrate_", "compact_", "numa_", "thp_", "nr_tlb_", NULL };
+	static const char *const config[] = { "CONFIG_NUMA_BALANCING", "CONFIG_COMPACTION",
+		"CONFIG_MIGRATION", "CONFIG_TRANSPARENT_HUGEPAGE", "CONFIG_NUMA", NULL };
+	struct mmr_priv *p = run->priv;
+	const char *child_death = mmr_migrator_stop(p);
+	struct writer_totals t;
+	json_t *m = run->metrics, *mism = json_array(), *health, *after;
+
+	/* The words written since each writer's last check (writers have
+	 * stopped, access is open), and the injector's last old frames. */
+	for (unsigned w = 0; w < p->nwriters; w++)
+		if (!p->ws[w].crashed && !p->ws[w].stuck)
+			mmr_verify_words(p, &p->ws[w], w, p->iterations + 1);
+	if (p->variant == V_BROKEN_STALE_MAPPING && p->iterations)
+		mmr_find_foreign(p, (const uint64_t *)p->view[!p->current], (size_t)p->hot * MMR_PAGE,
+				 p->iterations + 1);
+	t = sum_writers(p);
+	p->outcomes[OUT_LOST] = t.lost;
+	p->outcomes[OUT_STALE_TLB] = t.stale;
+	p->outcomes[OUT_CRASH] = t.crashes;
+	after = mmt_kstate_counters(kprefix);
+	health = mmt_health_end(&p->health);
+	if (json_is_true(json_object_get(health, "splat")))
+		p->outcomes[OUT_SPLAT] = 1;
+	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
+	run->ops = t.stores;
+	for (unsigned i = 0; i < p->nr_mismatches; i++)
+		json_array_append_new(mism, mismatch_json(&p->mismatch[i]));
+
+	json_object_set_new(m, "actors", json_incref(p->actors));
+	set_int(m, "writers", p->nwriters);
+	set_int(m, "hot_pages", p->hot);
+	set_int(m, "walk_pages", p->walk);
+	set_int(m, "iterations", p->iterations);
+	set_int(m, "mprotect_calls", p->mprotect_calls);
+	json_object_set_new(m, "walk_mean_us", json_real(p->walk_ns_ema / 1000));
+	json_object_set_new(m, "guard_us", json_real((double)p->guard_ns / 1000));
+	migrator_metrics(m, p);
+	window_metrics(m, p, &t);
+	finding_metrics(m, p, &t, child_death);
 	json_object_set_new(m, "first_mismatches", mism);
-	json_object_set_new(m, "crash", crash);
-	json_object_set_new(m, "mutant", mut);
+	json_object_set_new(m, "crash", t.crash);
+	json_object_set_new(m, "mutant", mmt_mutant_delta(p->mutant_before, mmt_mutant_snapshot()));
 	json_object_set_new(m, "kernel_health", health);
 	json_object_set_new(m, "vmstat_delta", mmt_kstate_delta(p->kbefore, after));
 	json_object_set_new(m, "kernel_config", mmt_kernel_config(config));
 	json_decref(after);
 
 	/* Findings are conclusive by themselves. */
-	if (!lost && !p->outcomes[OUT_FOREIGN] && !stale && !crashes)
-		judge(run, p, child_death, stuck, injected);
+	if (!t.lost && !p->outcomes[OUT_FOREIGN] && !t.stale && !t.crashes)
+		judge(run, p, child_death, t.stuck, t.injected);
 }
 
 static void mmrace_cleanup(struct mmt_run *run)
