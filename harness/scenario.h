@@ -141,6 +141,11 @@ extern const char *const mmt_option_off_on[];
 struct mmt_run;
 struct mmt_worker;
 
+/* A descriptor's table and its length, from the array itself:
+ * MMT_TABLE(metrics, metrics) in an initializer is .metrics and
+ * .nr_metrics, so a row added cannot leave the count behind. */
+#define MMT_TABLE(field, array) .field = (array), .nr_##field = ARRAY_SIZE(array)
+
 struct mmt_scenario {
 	const char *name;
 	const char *help;
