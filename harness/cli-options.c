@@ -146,6 +146,22 @@ static int set_events(struct mmt_cli *cli, const char *arg, char *err, size_t er
 	return 0;
 }
 
+/* A name the reports print: one short line of visible characters. */
+static int set_label(struct mmt_cli *cli, const char *arg, char *err, size_t errlen)
+{
+	size_t n = strlen(arg);
+
+	if (!n || n > MMT_MAX_LABEL) {
+		snprintf(err, errlen, "--label '%.80s': 1 to %d characters, not %zu", arg, MMT_MAX_LABEL, n);
+		return -1;
+	}
+	for (const char *c = arg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return refuse(err, errlen, "--label: control characters are not allowed");
+	cli->label = arg;
+	return 0;
+}
+
 static int set_placement(struct mmt_cli *cli, const char *arg, char *err, size_t errlen)
 {
 	return mmt_cli_add_placement(cli, arg, err, errlen);
@@ -225,6 +241,10 @@ const struct mmt_cli_row mmt_cli_rows[] = {
 	  "on a kernel built by scripts/mutant-kernel: set its bug switches for the invocation, "
 	  "restored after (see mmrace)",
 	  .set = set_mutant },
+	{ "label", "TEXT", NULL,
+	  "a name for these runs, recorded in the results (metadata.label): the kernel or the "
+	  "change under test ('6.1-base', 'patched'); compare heads each side with its labels",
+	  .set = set_label },
 	{ "list", NULL, NULL,
 	  "scenarios, variants (with where their witness is forbidden) and options; on a "
 	  "terminal broken to its width (COLUMNS, else the window's), on a pipe one line per "

@@ -18,6 +18,7 @@
 #define MMT_MAX_SELECTED 64
 #define MMT_MAX_PLACEMENTS 8
 #define MMT_MAX_VARIANTS 1024
+#define MMT_MAX_LABEL 64
 #define MMT_MAX_SCENARIO_OPTS (MMT_MAX_OPTIONS * 4)	/* of every scenario, once each */
 
 enum mmt_format { MMT_FORMAT_TABLE, MMT_FORMAT_WIDE, MMT_FORMAT_JSON };
@@ -57,6 +58,7 @@ struct mmt_cli {
 	const char *tests;	/* --test: litmus variants TEST/PRIMS by test */
 	const char *prims;	/* --primitives: ... by primitive set */
 	const char *mutants;	/* --mutant: switches to set, NULL: leave them */
+	const char *label;	/* --label: NULL, none */
 	enum mmt_progress_mode progress;	/* --progress, --no-progress; default auto */
 	struct mmt_cli_opt opts[MMT_MAX_SCENARIO_OPTS];
 	unsigned nr_opts;

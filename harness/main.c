@@ -693,6 +693,8 @@ static int prepare(struct invocation *inv, int argc, char **argv, char *err, siz
 	}
 	inv->doc = json_pack("{s:i,s:o,s:b}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
 			     mmt_metadata_collect(argc, argv, inv->seed, &inv->topo), "interrupted", 0);
+	if (cli->label)
+		json_object_set_new(json_object_get(inv->doc, "metadata"), "label", json_string(cli->label));
 	inv->table_runs = json_array();
 	inv->witnessed = json_array();
 	if (inv->to_stdout)

@@ -37,6 +37,9 @@ bad "unknown scenario 'msgpas' (did you mean msgpass?)" msgpas
 bad "--output is given twice" msgpass --output "$scratch/a.json" --output "$scratch/b.json"
 bad "--variant names mb of msgpass twice" msgpass --variant mb,plain,mb
 bad "unexpected argument" msgpass extra
+bad "--label '': 1 to 64 characters" msgpass --label ""
+bad "--label: control characters" msgpass --label "$(printf 'a\tb')"
+bad "1 to 64 characters, not 65" msgpass --label "$(printf '%065d' 0)"
 bad "between 1 and 4096" msgpass --payload-words 5000
 bad "does not exist" msgpass --output "$scratch/missing/r.json"
 bad "is a directory" msgpass --output "$scratch/adir"

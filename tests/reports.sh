@@ -14,9 +14,9 @@ if ! python3 -c 'import jsonschema' 2>/dev/null; then
 	exit
 fi
 S="$MMT_SRCDIR/scripts"
-run msgpass --variant mb --iterations 2000 --output "$scratch/real.json"
-[ "$rc" -eq 0 ]
-ok $? "a real result to build synthetic ones from"
+run msgpass --variant mb --iterations 2000 --label 6.1-base --output "$scratch/real.json"
+[ "$rc" -eq 0 ] && [ "$(get "$scratch/real.json" metadata.label)" = 6.1-base ]
+ok $? "a real result to build synthetic ones from, under --label 6.1-base"
 
 # synth DIR SCALE NOISE PROBE [COPIES [HOST]]: copies with ops_per_sec =
 # 1e6 * SCALE * (1 + noise_i); HOST replaces the machine's identity.
@@ -55,11 +55,20 @@ synth "$scratch/base3" 1.0 0.005 30 3
 synth "$scratch/slow3" 0.5 0.005 30 3
 synth "$scratch/hostA" 1.0 0.005 30 5 alpha
 synth "$scratch/hostB" 3.0 0.005 30 5 bravo
+python3 - "$scratch/slow" <<'PY'
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*.json"):
+    d = json.load(open(f))
+    d["metadata"]["label"] = "patched"
+    json.dump(d, open(f, "w"))
+PY
 
 "$S/compare" "$scratch/base" -- "$scratch/slow" >"$scratch/out" 2>&1
 rc=$?
 [ "$rc" -eq 1 ] && grep -q 'ops_per_sec .* -10.0% \[.*\] .* REGRESSION' "$scratch/out"
 ok $? "compare: a 10% loss with 0.5% noise is a REGRESSION with its interval (exit $rc)"
+head -1 "$scratch/out" | grep -qx "base: 6.1-base; new: patched"
+ok $? "compare: each side headed by its --label"
 grep -q 'round_trip_p50_ns .* REGRESSION' "$scratch/out"
 ok $? "compare: lower-is-better metrics judged the right way round"
 grep -q 'stale_words' "$scratch/out" || ! grep -q '+0.0%' "$scratch/out"

@@ -299,6 +299,11 @@ def host_id(doc):
     return "|".join(str(x) for x in (h.get("hostname", m.get("hostname")), (m.get("cpu") or {}).get("model")))
 
 
+def run_labels(docs):
+    """The --label names a set of documents was recorded under, sorted."""
+    return sorted({d.get("metadata", {}).get("label") for d in docs} - {None})
+
+
 def host_label(doc):
     m = doc["metadata"]
     h = m.get("host") or {}
