@@ -214,6 +214,66 @@ sed 's/^/# /' "$scratch/py.out"
 [ "$r" -eq 0 ]
 ok $? "report --baseline: the base-vs-new view leads, regressions first in red, with a log-scale axis"
 
+# Counters beside the metrics (#30: a nightly's view was 30 grey,
+# clipped context-switches/op rows with no verdict): a counter's row is
+# drawn when it bears a verdict, else counted in one line under the plot.
+for d in base slow; do
+	mkdir -p "$scratch/$d-ctr"
+	python3 - "$scratch/$d-ctr" "$scratch/$d"/*.json <<'PY'
+import json, os, sys
+def ev(name, per_op):
+    return {"name": name, "kind": "software", "scope": "thread", "status": "ok", "reason": None, "value": 1.0,
+            "scaling": 1.0, "per_op": per_op, "encoding": {"via": "software", "pmu": "perf", "note": None}}
+slow = "slow" in os.path.basename(sys.argv[1])
+for i, f in enumerate(sorted(sys.argv[2:])):
+    d = json.load(open(f))
+    r = d["runs"][0]
+    # the same switches on both sides, shuffled; task-clock follows ns_per_op
+    r["counters"] = {"events": [ev("context-switches", [1, 2, 3, 4, 5][(i + 2 * slow) % 5] * 1e-4),
+                                ev("task-clock", r["ns_per_op"])]}
+    json.dump(d, open(os.path.join(sys.argv[1], os.path.basename(f)), "w"))
+PY
+done
+"$S/report" --output "$scratch/ctr.html" --baseline "$scratch/base-ctr" "$scratch/slow-ctr" >"$scratch/out" 2>&1
+python3 - "$scratch/ctr.html" "$S" >"$scratch/py.out" 2>&1 <<'PY'
+import math, re, sys, xml.etree.ElementTree as ET
+from importlib.machinery import SourceFileLoader
+text = open(sys.argv[1]).read()
+sec = text[text.index('<section id="baseline">'):]
+sec = sec[:sec.index("</section>")]
+plot = re.search(r'<svg class="plot change".*?</svg>', sec, re.S).group(0)
+labels = [t for t in re.findall(r'<text x="[0-9.]+" y="[0-9.]+" text-anchor="end">([^<]*)</text>', plot)]
+print(labels)
+assert any(l.startswith("task-clock/op") for l in labels), "a counter's REGRESSION is drawn"
+assert any(l.startswith("ops_per_sec") for l in labels)
+assert not any(l.startswith("context-switches/op") for l in labels), "a counter with no verdict is drawn"
+assert "context-switches/op" not in re.search(r'<table class="changes">.*?</table>', sec, re.S).group(0), "in the table"
+assert re.search(r'<p class="note left-out">1 counter row with no verdict \(UNDERPOWERED or no change\), '
+                 r'not drawn: context-switches/op \(1\)\.</p>', sec), sec[:3000]
+
+# The order, on rows of every mark: a regression, the other verdicts,
+# then the rest, each by size of change; counters without a verdict out.
+report = SourceFileLoader("report", sys.argv[2] + "/report").load_module()
+class Res:
+    rows = []
+def row(metric, mark, ratio, counter=False):
+    return {"metric": metric, "group": "g on h", "mark": mark, "ratio": (ratio, ratio * 0.9, ratio * 1.1),
+            "counter": counter, "unit": "ns", "base": (1, 0, 2, 0.95), "new": (ratio, 0, 2, 0.95), "p": 0.01}
+Res.rows = [row("quiet", "", 3.0), row("under", "UNDERPOWERED", 0.2), row("loaded", "LOADED", 1.3),
+            row("nc", "NOT COMPARABLE", 0.5), row("reg", "REGRESSION", 1.05), row("imp", "improvement", 0.9),
+            row("ctr-under", "UNDERPOWERED", 0.01, True), row("ctr-none", "", 5.0, True),
+            row("ctr-reg", "REGRESSION", 2.0, True), row("ctr-nc", "not comparable", 1.2, True)]
+md = []
+got = re.findall(r'<text x="[0-9.]+" y="[0-9.]+" text-anchor="end">([a-z-]+) ', report.base_vs_new(Res, md))
+print(got)
+assert got == ["ctr-reg", "reg", "nc", "loaded", "ctr-nc", "imp", "under", "quiet"], got
+assert any("2 counter rows with no verdict" in l and "ctr-none (1), ctr-under (1)" in l for l in md), md
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report --baseline: counters' rows drawn only with a verdict, the rest counted under the plot; verdicts first"
+
 "$S/report" --output "$scratch/bad.html" "$scratch/trunc.json" >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && [ ! -e "$scratch/bad.html" ]
 ok $? "report: bad input refused, nothing written"
