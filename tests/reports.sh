@@ -274,6 +274,39 @@ sed 's/^/# /' "$scratch/py.out"
 [ "$r" -eq 0 ]
 ok $? "report --baseline: counters' rows drawn only with a verdict, the rest counted under the plot; verdicts first"
 
+# The change axis' tick labels never overlap, whatever the range (#30:
+# -10%, 0% and +11% were drawn over each other on a 4x axis): from a
+# tiny +-2% to a 100x change drawn at the edge.  The labels' boxes come
+# from the widths svg.py computes; Chromium checks the drawn ones below.
+python3 - "$S/lib" "$scratch/ranges.html" >"$scratch/py.out" 2>&1 <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+sys.path.insert(0, sys.argv[1])
+import svg
+ns = {"s": "http://www.w3.org/2000/svg"}
+ranges = {"tiny": [1.02, 0.98], "ten": [1.1, 0.9, 1.11], "third": [1.3, 0.75], "double": [2.0, 0.5, 1.1],
+          "four": [4.0, 0.9, 1.05], "huge": [100.0, 1.01, 0.01], "one-sided": [1.5, 1.2]}
+page = {name: svg.change_plot(f"range {name}", [(f"row {i}", "#3465a4", (e, e * 0.97, e * 1.03))
+                                                for i, e in enumerate(ests)]) for name, ests in ranges.items()}
+open(sys.argv[2], "w").write("<!DOCTYPE html>\n<html><body>\n" + "\n".join(page.values()) + "\n</body></html>\n")
+for name, s in page.items():
+    root = ET.fromstring(s)
+    width = float(root.get("width"))
+    ticks = root.findall(".//s:g[@class='axis x']/s:g[@class='tick']/s:text", ns)
+    labels = [t.text for t in ticks]
+    boxes = sorted((float(t.get("x")) - svg.text_width(t.text) / 2, float(t.get("x")) + svg.text_width(t.text) / 2, t.text)
+                   for t in ticks)
+    print(name, labels)
+    assert len(ticks) >= 3 and "0%" in labels, (name, labels)
+    assert all(a[1] <= b[0] for a, b in zip(boxes, boxes[1:])), (name, "overlap", boxes)
+    assert boxes[0][0] >= 0 and boxes[-1][1] <= width, (name, "outside", boxes, width)
+    if name == "huge":
+        assert len(root.findall(".//s:text[@class='clipped']", ns)) == 2, "100x and 1/100 drawn at the edge"
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report: the change axis' tick labels do not overlap, from +-2% to 100x"
+
 "$S/report" --output "$scratch/bad.html" "$scratch/trunc.json" >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && [ ! -e "$scratch/bad.html" ]
 ok $? "report: bad input refused, nothing written"
@@ -296,22 +329,42 @@ document.querySelectorAll("svg.plot").forEach(function (s, i) {
     var b = t.getBoundingClientRect();
     if (b.width <= 0 || b.right > box.right + 1 || b.left < box.left - 1) bad.push(i + ": tick outside");
   });
+  // no two tick labels of one axis drawn over each other
+  s.querySelectorAll("g.axis").forEach(function (a) {
+    var r = Array.prototype.map.call(a.querySelectorAll("g.tick text"), function (t) {
+      return [t.getBoundingClientRect(), t.textContent];
+    });
+    for (var j = 0; j < r.length; j++)
+      for (var k = j + 1; k < r.length; k++) {
+        var p = r[j][0], q = r[k][0];
+        if (p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom)
+          bad.push(i + ": tick labels " + r[j][1] + " and " + r[k][1] + " overlap");
+      }
+  });
   if (box.width <= 0 || box.height <= 0) bad.push(i + ": not rendered");
 });
 document.body.setAttribute("data-plot-check",
   bad.length ? "BAD " + bad.join("; ") : "ok " + document.querySelectorAll("svg.plot").length);
 JS
-	python3 -c 'import sys; t = open(sys.argv[1]).read(); j = open(sys.argv[2]).read()
+	# check PAGE: the page with check.js run in it, its verdict in $res.
+	check() {
+		python3 -c 'import sys; t = open(sys.argv[1]).read(); j = open(sys.argv[2]).read()
 open(sys.argv[3], "w").write(t.replace("</body>", "<script>" + j + "</script></body>"))' \
-		"$scratch/rep.html" "$scratch/check.js" "$scratch/rep-check.html"
-	# A profile of its own: a user without a home (nobody under make
-	# distcheck) has nowhere else for it, and Chromium stops without one.
-	timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom \
-		--user-data-dir="$scratch/chromium-profile" \
-		"file://$scratch/rep-check.html" >"$scratch/dom.html" 2>/dev/null
-	res=$(grep -o 'data-plot-check="[^"]*"' "$scratch/dom.html")
-	printf '%s' "$res" | grep -q 'data-plot-check="ok [1-9]'
-	ok $? "report in headless Chromium: every plot has rendered axes, ticks and labels ($res)"
+			"$scratch/$1.html" "$scratch/check.js" "$scratch/$1-check.html"
+		# A profile of its own: a user without a home (nobody under make
+		# distcheck) has nowhere else for it, and Chromium stops without one.
+		timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom \
+			--user-data-dir="$scratch/chromium-profile" \
+			"file://$scratch/$1-check.html" >"$scratch/dom.html" 2>/dev/null
+		res=$(grep -o 'data-plot-check="[^"]*"' "$scratch/dom.html")
+		printf '%s' "$res" | grep -q 'data-plot-check="ok [1-9]'
+	}
+	check rep
+	ok $? "report in headless Chromium: every plot has rendered axes, ticks and labels, none overlapping ($res)"
+	check ctr
+	ok $? "report --baseline in headless Chromium: the same, the base-vs-new view included ($res)"
+	check ranges
+	ok $? "change plots from +-2% to 100x in headless Chromium: no tick labels overlap ($res)"
 else
 	skip "headless Chromium not installed (apt-get install chromium): the rendered check needs it"
 fi
