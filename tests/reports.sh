@@ -307,6 +307,58 @@ sed 's/^/# /' "$scratch/py.out"
 [ "$r" -eq 0 ]
 ok $? "report: the change axis' tick labels do not overlap, from +-2% to 100x"
 
+# History: one colour per line, each named in the legend (#30: the
+# hand-rolled variants' lines were all the same blue).  Two nights of
+# four variants, which real.json's catalogue (mb alone) puts in one
+# family.
+mkdir -p "$scratch/hist"
+python3 - "$scratch/real.json" "$scratch/hist" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+r0 = doc["runs"][0]
+for night in (1, 2):
+    d = json.loads(json.dumps(doc))
+    d["metadata"]["started_at"] = f"2026-11-1{night}T03:00:00Z"
+    d["runs"] = []
+    for i, v in enumerate(("mb", "mb-fence", "once-wmb-rmb", "urcu-mb")):
+        r = json.loads(json.dumps(r0))
+        r["variant"], r["ns_per_op"] = v, 100.0 * (i + 1) * night
+        r["ops_per_sec"] = 1e9 / r["ns_per_op"]
+        d["runs"].append(r)
+    d["summary"]["runs"] = d["summary"]["ok"] = 4
+    json.dump(d, open(f"{sys.argv[2]}/n{night}.json", "w"))
+PY
+"$S/report" --output "$scratch/hist.html" "$scratch/hist" >"$scratch/out" 2>&1
+python3 - "$scratch/hist.html" >"$scratch/py.out" 2>&1 <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+text = open(sys.argv[1]).read()
+hist = [ET.fromstring(s) for s in re.findall(r'<svg class="plot history".*?</svg>', text, re.S)]
+assert hist, "no history plot"
+for root in hist:
+    lines = root.findall(".//s:polyline", ns)
+    styles = [(p.get("stroke"), p.get("stroke-dasharray")) for p in lines]
+    print(root.get("aria-label"), styles)
+    assert len(set(styles)) == len(lines) == 4, ("lines share a colour", styles)
+    legend = {g.get("data-label"): (g.find("s:line", ns).get("stroke"), g.find("s:line", ns).get("stroke-dasharray"))
+              for g in root.findall(".//s:g[@class='legend']", ns)}
+    drawn = {g.get("data-label"): (g.find("s:polyline", ns).get("stroke"), g.find("s:polyline", ns).get("stroke-dasharray"))
+             for g in root.findall(".//s:g[@class='line']", ns)}
+    assert legend == drawn and sorted(l.split(" (")[0] for l in legend) == ["mb", "mb-fence", "once-wmb-rmb", "urcu-mb"], \
+        (legend, drawn)
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report: history draws each variant's line in its own colour, named in the legend"
+python3 - "$S/lib" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import svg
+assert len(set(svg.line_styles(30))) == 30
+PY
+ok $? "report: 30 history lines in one plot still have 30 styles"
+
 "$S/report" --output "$scratch/bad.html" "$scratch/trunc.json" >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && [ ! -e "$scratch/bad.html" ]
 ok $? "report: bad input refused, nothing written"

@@ -138,15 +138,29 @@ def dot_plot(title, unit, rows, note=""):
     return "\n".join(out)
 
 
+# One style per line of a history plot: ten colours told apart (Tableau
+# 10), then the same dashed, then dotted.
+LINE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                "#bcbd22", "#17becf")
+LINE_DASHES = ("", "7 3", "2 2")
+
+
+def line_styles(n):
+    """n different (colour, dash) pairs, the plain colours first."""
+    return [(LINE_COLOURS[i % len(LINE_COLOURS)], LINE_DASHES[(i // len(LINE_COLOURS)) % len(LINE_DASHES)])
+            for i in range(n)]
+
+
 def line_plot(title, unit, series, xlabel="run start (UTC)"):
-    """series: [(label, colour, [(t_epoch, value, text)])]: history across nights."""
-    series = [s for s in series if len(s[2]) >= 2]
+    """series: [(label, [(t_epoch, value, text)])]: history across nights,
+    each line in a colour (and dash) of its own, named in the legend."""
+    series = [s for s in series if len(s[1]) >= 2]
     if not series:
         return ""
-    ts = [p[0] for s in series for p in s[2]]
+    ts = [p[0] for s in series for p in s[1]]
     t0, t1 = min(ts), max(ts)
     span = (t1 - t0) or 1
-    hi = max(p[1] for s in series for p in s[2])
+    hi = max(p[1] for s in series for p in s[1])
     ticks = nice_ticks(hi * 1.05)
     top = ticks[-1] or 1
     plot_h = 180
@@ -173,16 +187,20 @@ def line_plot(title, unit, series, xlabel="run start (UTC)"):
                    f'{esc(time.strftime("%m-%d %H:%M", time.gmtime(t)))}</text></g>')
     out.append(f'<text class="axis-label" x="{left + W_PLOT / 2}" y="{TOP + plot_h + 32}" text-anchor="middle">'
                f'{esc(xlabel)}</text></g>')
-    for i, (label, colour, pts) in enumerate(series):
+    for i, ((label, pts), (colour, dash)) in enumerate(zip(series, line_styles(len(series)))):
         pts = sorted(pts)
         d = " ".join(f"{xs(t):.1f},{ys(v):.1f}" for t, v, _ in pts)
-        out.append(f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        out.append(f'<g class="line" data-label="{esc(label)}"><polyline points="{d}" fill="none" stroke="{colour}" '
+                   f'stroke-width="1.5"{dashed}/>')
         for t, v, text in pts:
             out.append(f'<circle class="point" cx="{xs(t):.1f}" cy="{ys(v):.1f}" r="2.5" fill="{colour}">'
                        f'<title>{esc(text)}</title></circle>')
+        out.append("</g>")
         ly = TOP + plot_h + BOTTOM + 16 * i
-        out.append(f'<rect x="{left}" y="{ly - 8}" width="10" height="10" fill="{colour}"/>'
-                   f'<text class="legend" x="{left + 14}" y="{ly + 1}">{esc(label)}</text>')
+        out.append(f'<g class="legend" data-label="{esc(label)}"><line x1="{left}" y1="{ly - 3}" x2="{left + 22}" '
+                   f'y2="{ly - 3}" stroke="{colour}" stroke-width="2"{dashed}/>'
+                   f'<text x="{left + 28}" y="{ly + 1}">{esc(label)}</text></g>')
     out.append("</svg>")
     return "\n".join(out)
 
