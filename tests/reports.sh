@@ -223,6 +223,151 @@ sed 's/^/# /' "$scratch/py.out"
 [ "$r" -eq 0 ]
 ok $? "report --baseline: the base-vs-new view leads, regressions first in red, with a log-scale axis"
 
+# Counters beside the metrics (#30: a nightly's view was 30 grey,
+# clipped context-switches/op rows with no verdict): a counter's row is
+# drawn when it bears a verdict, else counted in one line under the plot.
+for d in base slow; do
+	mkdir -p "$scratch/$d-ctr"
+	python3 - "$scratch/$d-ctr" "$scratch/$d"/*.json <<'PY'
+import json, os, sys
+def ev(name, per_op):
+    return {"name": name, "kind": "software", "scope": "thread", "status": "ok", "reason": None, "value": 1.0,
+            "scaling": 1.0, "per_op": per_op, "encoding": {"via": "software", "pmu": "perf", "note": None}}
+slow = "slow" in os.path.basename(sys.argv[1])
+for i, f in enumerate(sorted(sys.argv[2:])):
+    d = json.load(open(f))
+    r = d["runs"][0]
+    # the same switches on both sides, shuffled; task-clock follows ns_per_op
+    r["counters"] = {"events": [ev("context-switches", [1, 2, 3, 4, 5][(i + 2 * slow) % 5] * 1e-4),
+                                ev("task-clock", r["ns_per_op"])]}
+    json.dump(d, open(os.path.join(sys.argv[1], os.path.basename(f)), "w"))
+PY
+done
+"$S/report" --output "$scratch/ctr.html" --baseline "$scratch/base-ctr" "$scratch/slow-ctr" >"$scratch/out" 2>&1
+python3 - "$scratch/ctr.html" "$S" >"$scratch/py.out" 2>&1 <<'PY'
+import math, re, sys, xml.etree.ElementTree as ET
+from importlib.machinery import SourceFileLoader
+text = open(sys.argv[1]).read()
+sec = text[text.index('<section id="baseline">'):]
+sec = sec[:sec.index("</section>")]
+plot = re.search(r'<svg class="plot change".*?</svg>', sec, re.S).group(0)
+labels = [t for t in re.findall(r'<text x="[0-9.]+" y="[0-9.]+" text-anchor="end">([^<]*)</text>', plot)]
+print(labels)
+assert any(l.startswith("task-clock/op") for l in labels), "a counter's REGRESSION is drawn"
+assert any(l.startswith("ops_per_sec") for l in labels)
+assert not any(l.startswith("context-switches/op") for l in labels), "a counter with no verdict is drawn"
+assert "context-switches/op" not in re.search(r'<table class="changes">.*?</table>', sec, re.S).group(0), "in the table"
+assert re.search(r'<p class="note left-out">1 counter row with no verdict \(UNDERPOWERED or no change\), '
+                 r'not drawn: context-switches/op \(1\)\.</p>', sec), sec[:3000]
+
+# The order, on rows of every mark: a regression, the other verdicts,
+# then the rest, each by size of change; counters without a verdict out.
+report = SourceFileLoader("report", sys.argv[2] + "/report").load_module()
+class Res:
+    rows = []
+def row(metric, mark, ratio, counter=False):
+    return {"metric": metric, "group": "g on h", "mark": mark, "ratio": (ratio, ratio * 0.9, ratio * 1.1),
+            "counter": counter, "unit": "ns", "base": (1, 0, 2, 0.95), "new": (ratio, 0, 2, 0.95), "p": 0.01}
+Res.rows = [row("quiet", "", 3.0), row("under", "UNDERPOWERED", 0.2), row("loaded", "LOADED", 1.3),
+            row("nc", "NOT COMPARABLE", 0.5), row("reg", "REGRESSION", 1.05), row("imp", "improvement", 0.9),
+            row("ctr-under", "UNDERPOWERED", 0.01, True), row("ctr-none", "", 5.0, True),
+            row("ctr-reg", "REGRESSION", 2.0, True), row("ctr-nc", "not comparable", 1.2, True)]
+md = []
+got = re.findall(r'<text x="[0-9.]+" y="[0-9.]+" text-anchor="end">([a-z-]+) ', report.base_vs_new(Res, md))
+print(got)
+assert got == ["ctr-reg", "reg", "nc", "loaded", "ctr-nc", "imp", "under", "quiet"], got
+assert any("2 counter rows with no verdict" in l and "ctr-none (1), ctr-under (1)" in l for l in md), md
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report --baseline: counters' rows drawn only with a verdict, the rest counted under the plot; verdicts first"
+
+# The change axis' tick labels never overlap, whatever the range (#30:
+# -10%, 0% and +11% were drawn over each other on a 4x axis): from a
+# tiny +-2% to a 100x change drawn at the edge.  The labels' boxes come
+# from the widths svg.py computes; Chromium checks the drawn ones below.
+python3 - "$S/lib" "$scratch/ranges.html" >"$scratch/py.out" 2>&1 <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+sys.path.insert(0, sys.argv[1])
+import svg
+ns = {"s": "http://www.w3.org/2000/svg"}
+ranges = {"tiny": [1.02, 0.98], "ten": [1.1, 0.9, 1.11], "third": [1.3, 0.75], "double": [2.0, 0.5, 1.1],
+          "four": [4.0, 0.9, 1.05], "huge": [100.0, 1.01, 0.01], "one-sided": [1.5, 1.2]}
+page = {name: svg.change_plot(f"range {name}", [(f"row {i}", "#3465a4", (e, e * 0.97, e * 1.03))
+                                                for i, e in enumerate(ests)]) for name, ests in ranges.items()}
+open(sys.argv[2], "w").write("<!DOCTYPE html>\n<html><body>\n" + "\n".join(page.values()) + "\n</body></html>\n")
+for name, s in page.items():
+    root = ET.fromstring(s)
+    width = float(root.get("width"))
+    ticks = root.findall(".//s:g[@class='axis x']/s:g[@class='tick']/s:text", ns)
+    labels = [t.text for t in ticks]
+    boxes = sorted((float(t.get("x")) - svg.text_width(t.text) / 2, float(t.get("x")) + svg.text_width(t.text) / 2, t.text)
+                   for t in ticks)
+    print(name, labels)
+    assert len(ticks) >= 3 and "0%" in labels, (name, labels)
+    assert all(a[1] <= b[0] for a, b in zip(boxes, boxes[1:])), (name, "overlap", boxes)
+    assert boxes[0][0] >= 0 and boxes[-1][1] <= width, (name, "outside", boxes, width)
+    if name == "huge":
+        assert len(root.findall(".//s:text[@class='clipped']", ns)) == 2, "100x and 1/100 drawn at the edge"
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report: the change axis' tick labels do not overlap, from +-2% to 100x"
+
+# History: one colour per line, each named in the legend (#30: the
+# hand-rolled variants' lines were all the same blue).  Two nights of
+# four variants, which real.json's catalogue (mb alone) puts in one
+# family.
+mkdir -p "$scratch/hist"
+python3 - "$scratch/real.json" "$scratch/hist" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+r0 = doc["runs"][0]
+for night in (1, 2):
+    d = json.loads(json.dumps(doc))
+    d["metadata"]["started_at"] = f"2026-11-1{night}T03:00:00Z"
+    d["runs"] = []
+    for i, v in enumerate(("mb", "mb-fence", "once-wmb-rmb", "urcu-mb")):
+        r = json.loads(json.dumps(r0))
+        r["variant"], r["ns_per_op"] = v, 100.0 * (i + 1) * night
+        r["ops_per_sec"] = 1e9 / r["ns_per_op"]
+        d["runs"].append(r)
+    d["summary"]["runs"] = d["summary"]["ok"] = 4
+    json.dump(d, open(f"{sys.argv[2]}/n{night}.json", "w"))
+PY
+"$S/report" --output "$scratch/hist.html" "$scratch/hist" >"$scratch/out" 2>&1
+python3 - "$scratch/hist.html" >"$scratch/py.out" 2>&1 <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+text = open(sys.argv[1]).read()
+hist = [ET.fromstring(s) for s in re.findall(r'<svg class="plot history".*?</svg>', text, re.S)]
+assert hist, "no history plot"
+for root in hist:
+    lines = root.findall(".//s:polyline", ns)
+    styles = [(p.get("stroke"), p.get("stroke-dasharray")) for p in lines]
+    print(root.get("aria-label"), styles)
+    assert len(set(styles)) == len(lines) == 4, ("lines share a colour", styles)
+    legend = {g.get("data-label"): (g.find("s:line", ns).get("stroke"), g.find("s:line", ns).get("stroke-dasharray"))
+              for g in root.findall(".//s:g[@class='legend']", ns)}
+    drawn = {g.get("data-label"): (g.find("s:polyline", ns).get("stroke"), g.find("s:polyline", ns).get("stroke-dasharray"))
+             for g in root.findall(".//s:g[@class='line']", ns)}
+    assert legend == drawn and sorted(l.split(" (")[0] for l in legend) == ["mb", "mb-fence", "once-wmb-rmb", "urcu-mb"], \
+        (legend, drawn)
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report: history draws each variant's line in its own colour, named in the legend"
+python3 - "$S/lib" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import svg
+assert len(set(svg.line_styles(30))) == 30
+PY
+ok $? "report: 30 history lines in one plot still have 30 styles"
+
 "$S/report" --output "$scratch/bad.html" "$scratch/trunc.json" >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && [ ! -e "$scratch/bad.html" ]
 ok $? "report: bad input refused, nothing written"
@@ -245,22 +390,42 @@ document.querySelectorAll("svg.plot").forEach(function (s, i) {
     var b = t.getBoundingClientRect();
     if (b.width <= 0 || b.right > box.right + 1 || b.left < box.left - 1) bad.push(i + ": tick outside");
   });
+  // no two tick labels of one axis drawn over each other
+  s.querySelectorAll("g.axis").forEach(function (a) {
+    var r = Array.prototype.map.call(a.querySelectorAll("g.tick text"), function (t) {
+      return [t.getBoundingClientRect(), t.textContent];
+    });
+    for (var j = 0; j < r.length; j++)
+      for (var k = j + 1; k < r.length; k++) {
+        var p = r[j][0], q = r[k][0];
+        if (p.left < q.right && q.left < p.right && p.top < q.bottom && q.top < p.bottom)
+          bad.push(i + ": tick labels " + r[j][1] + " and " + r[k][1] + " overlap");
+      }
+  });
   if (box.width <= 0 || box.height <= 0) bad.push(i + ": not rendered");
 });
 document.body.setAttribute("data-plot-check",
   bad.length ? "BAD " + bad.join("; ") : "ok " + document.querySelectorAll("svg.plot").length);
 JS
-	python3 -c 'import sys; t = open(sys.argv[1]).read(); j = open(sys.argv[2]).read()
+	# check PAGE: the page with check.js run in it, its verdict in $res.
+	check() {
+		python3 -c 'import sys; t = open(sys.argv[1]).read(); j = open(sys.argv[2]).read()
 open(sys.argv[3], "w").write(t.replace("</body>", "<script>" + j + "</script></body>"))' \
-		"$scratch/rep.html" "$scratch/check.js" "$scratch/rep-check.html"
-	# A profile of its own: a user without a home (nobody under make
-	# distcheck) has nowhere else for it, and Chromium stops without one.
-	timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom \
-		--user-data-dir="$scratch/chromium-profile" \
-		"file://$scratch/rep-check.html" >"$scratch/dom.html" 2>/dev/null
-	res=$(grep -o 'data-plot-check="[^"]*"' "$scratch/dom.html")
-	printf '%s' "$res" | grep -q 'data-plot-check="ok [1-9]'
-	ok $? "report in headless Chromium: every plot has rendered axes, ticks and labels ($res)"
+			"$scratch/$1.html" "$scratch/check.js" "$scratch/$1-check.html"
+		# A profile of its own: a user without a home (nobody under make
+		# distcheck) has nowhere else for it, and Chromium stops without one.
+		timeout -k 5 90 "$chromium" --headless --no-sandbox --disable-gpu --dump-dom \
+			--user-data-dir="$scratch/chromium-profile" \
+			"file://$scratch/$1-check.html" >"$scratch/dom.html" 2>/dev/null
+		res=$(grep -o 'data-plot-check="[^"]*"' "$scratch/dom.html")
+		printf '%s' "$res" | grep -q 'data-plot-check="ok [1-9]'
+	}
+	check rep
+	ok $? "report in headless Chromium: every plot has rendered axes, ticks and labels, none overlapping ($res)"
+	check ctr
+	ok $? "report --baseline in headless Chromium: the same, the base-vs-new view included ($res)"
+	check ranges
+	ok $? "change plots from +-2% to 100x in headless Chromium: no tick labels overlap ($res)"
 else
 	skip "headless Chromium not installed (apt-get install chromium): the rendered check needs it"
 fi

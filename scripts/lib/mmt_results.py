@@ -391,6 +391,15 @@ def metrics(run):
     for name, _unit, better, v in _compared(run):
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             out[name] = (v, better)
+    out.update(counter_metrics(run))
+    return out
+
+
+def counter_metrics(run):
+    """name/op -> (per-op value, "lower") for each counter the run read:
+    compared like the metrics, but what a counter says about the code
+    under test is indirect (the report draws them apart)."""
+    out = {}
     for ev in ((run.get("counters") or {}).get("events") or []):
         if ev.get("status") == "ok" and isinstance(ev.get("per_op"), (int, float)) and ev["kind"] != "tracepoint":
             out[f"{ev['name']}/op"] = (ev["per_op"], "lower")

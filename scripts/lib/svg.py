@@ -39,6 +39,28 @@ def esc(s):
     return html.escape(str(s), quote=True)
 
 
+# Advance widths in em of the sans-serif a browser picks: the larger of
+# DejaVu Sans' and Liberation Sans' (Arial's metrics), so a width computed
+# here is at least what either draws.
+_EM = {**{c: 0.636 for c in "0123456789"}, "%": 0.95, "+": 0.838, "-": 0.361, "\u2212": 0.838, ".": 0.318,
+       ",": 0.318, " ": 0.318, ":": 0.337, "\u00b7": 0.318, "(": 0.39, ")": 0.39, "/": 0.337, "[": 0.39, "]": 0.39,
+       "_": 0.556, "\u2026": 1.0, "\u00d7": 0.838, **{c: 0.35 for c in "fijlrt"}, **{c: 0.98 for c in "mwMW@"}}
+
+
+def text_width(s, size=11):
+    """The width of s drawn at font-size size, in the SVG's units."""
+    return size * sum(_EM.get(c, 0.62 if c.islower() else 0.78 if c.isupper() else 0.7) for c in s)
+
+
+def fit(s, width, size=11):
+    """s, cut with an ellipsis to fit width."""
+    if text_width(s, size) <= width:
+        return s
+    while s and text_width(s + "\u2026", size) > width:
+        s = s[:-1]
+    return s.rstrip() + "\u2026"
+
+
 def _axis(x0, y, width, ticks, scale, unit, height):
     out = [f'<g class="axis x" data-unit="{esc(unit)}">',
            f'<line x1="{x0}" y1="{y}" x2="{x0 + width}" y2="{y}" stroke="#000"/>']
@@ -116,15 +138,29 @@ def dot_plot(title, unit, rows, note=""):
     return "\n".join(out)
 
 
+# One style per line of a history plot: ten colours told apart (Tableau
+# 10), then the same dashed, then dotted.
+LINE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                "#bcbd22", "#17becf")
+LINE_DASHES = ("", "7 3", "2 2")
+
+
+def line_styles(n):
+    """n different (colour, dash) pairs, the plain colours first."""
+    return [(LINE_COLOURS[i % len(LINE_COLOURS)], LINE_DASHES[(i // len(LINE_COLOURS)) % len(LINE_DASHES)])
+            for i in range(n)]
+
+
 def line_plot(title, unit, series, xlabel="run start (UTC)"):
-    """series: [(label, colour, [(t_epoch, value, text)])]: history across nights."""
-    series = [s for s in series if len(s[2]) >= 2]
+    """series: [(label, [(t_epoch, value, text)])]: history across nights,
+    each line in a colour (and dash) of its own, named in the legend."""
+    series = [s for s in series if len(s[1]) >= 2]
     if not series:
         return ""
-    ts = [p[0] for s in series for p in s[2]]
+    ts = [p[0] for s in series for p in s[1]]
     t0, t1 = min(ts), max(ts)
     span = (t1 - t0) or 1
-    hi = max(p[1] for s in series for p in s[2])
+    hi = max(p[1] for s in series for p in s[1])
     ticks = nice_ticks(hi * 1.05)
     top = ticks[-1] or 1
     plot_h = 180
@@ -151,21 +187,55 @@ def line_plot(title, unit, series, xlabel="run start (UTC)"):
                    f'{esc(time.strftime("%m-%d %H:%M", time.gmtime(t)))}</text></g>')
     out.append(f'<text class="axis-label" x="{left + W_PLOT / 2}" y="{TOP + plot_h + 32}" text-anchor="middle">'
                f'{esc(xlabel)}</text></g>')
-    for i, (label, colour, pts) in enumerate(series):
+    for i, ((label, pts), (colour, dash)) in enumerate(zip(series, line_styles(len(series)))):
         pts = sorted(pts)
         d = " ".join(f"{xs(t):.1f},{ys(v):.1f}" for t, v, _ in pts)
-        out.append(f'<polyline points="{d}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
+        dashed = f' stroke-dasharray="{dash}"' if dash else ""
+        out.append(f'<g class="line" data-label="{esc(label)}"><polyline points="{d}" fill="none" stroke="{colour}" '
+                   f'stroke-width="1.5"{dashed}/>')
         for t, v, text in pts:
             out.append(f'<circle class="point" cx="{xs(t):.1f}" cy="{ys(v):.1f}" r="2.5" fill="{colour}">'
                        f'<title>{esc(text)}</title></circle>')
+        out.append("</g>")
         ly = TOP + plot_h + BOTTOM + 16 * i
-        out.append(f'<rect x="{left}" y="{ly - 8}" width="10" height="10" fill="{colour}"/>'
-                   f'<text class="legend" x="{left + 14}" y="{ly + 1}">{esc(label)}</text>')
+        out.append(f'<g class="legend" data-label="{esc(label)}"><line x1="{left}" y1="{ly - 3}" x2="{left + 22}" '
+                   f'y2="{ly - 3}" stroke="{colour}" stroke-width="2"{dashed}/>'
+                   f'<text x="{left + 28}" y="{ly + 1}">{esc(label)}</text></g>')
     out.append("</svg>")
     return "\n".join(out)
 
 
-CHANGE_TICKS = (0.25, 0.5, 0.67, 0.8, 0.9, 1.0, 1.11, 1.25, 1.5, 2.0, 4.0)
+# The change axis' ticks, most wanted first, in pairs that sit the same
+# distance either side of no change on the log axis (the round -10% for
+# 1/1.11 is 1.5 px off, too little to see).
+CHANGE_TICKS = ((2.0, 0.5), (4.0, 0.25), (10.0, 0.1), (100.0, 0.01), (1.25, 0.8), (1.5, 0.67), (1.1, 0.9),
+                (3.0, 0.33), (1.05, 0.95), (1.02, 0.98), (1.01, 0.99))
+TICK_GAP = 6   # the least space between two tick labels
+
+
+def change_label(t):
+    return "0%" if t == 1 else f"{(t - 1) * 100:+.0f}%" if t < 10 else f"{t:.0f}\u00d7"
+
+
+def change_ticks(span, xs, size=11):
+    """The ticks of a log axis from exp(-span) to exp(span) whose labels do
+    not overlap: no change, then each pair of CHANGE_TICKS inside the axis
+    whose labels (centred on the tick, widths from text_width) keep
+    TICK_GAP from every label placed before."""
+    boxes, ticks = [], []
+
+    def box(t):
+        w = text_width(change_label(t), size) / 2 + TICK_GAP / 2
+        return xs(t) - w, xs(t) + w
+
+    for pair in ((1.0,),) + CHANGE_TICKS:
+        if any(abs(math.log(t)) > span + 1e-9 for t in pair):
+            continue
+        new = [box(t) for t in pair]
+        if all(b[1] <= a[0] or a[1] <= b[0] for a in new for b in boxes):
+            boxes += new
+            ticks += pair
+    return sorted(ticks)
 
 
 def change_plot(title, rows, note=""):
@@ -179,29 +249,33 @@ def change_plot(title, rows, note=""):
         return f"<p>{esc(title)}: nothing to compare.</p>"
     ends = [abs(math.log(x)) for _, _, (est, lo, hi) in rows for x in (est, lo, hi) if x and x > 0]
     span = min(max(max(ends) * 1.1, math.log(1.25)), math.log(4.0))
-    left, plot_w = W_LABEL + 8, W_PLOT
+    # Labels name metric, scenario, variant and placement: a wider column
+    # than the other plots', and a narrower one for the change (+712.5%),
+    # for the same overall width.
+    left, plot_w = W_LABEL + 138, W_PLOT
     xs = lambda r: left + (math.log(r) + span) / (2 * span) * plot_w  # noqa: E731
     h = TOP + ROW * len(rows) + BOTTOM + (16 if note else 0)
-    out = [f'<svg class="plot change" xmlns="http://www.w3.org/2000/svg" width="{left + plot_w + W_NOTE}" '
+    out = [f'<svg class="plot change" xmlns="http://www.w3.org/2000/svg" width="{left + plot_w + W_NOTE - 130}" '
            f'height="{h}" font-family="sans-serif" font-size="11" role="img" aria-label="{esc(title)}">',
            f'<title>{esc(title)}</title>',
            f'<text class="plot-title" x="4" y="14" font-weight="bold">{esc(title)}</text>']
     y_axis = TOP + ROW * len(rows) + 4
     out.append(f'<g class="axis x" data-unit="%"><line x1="{left}" y1="{y_axis}" x2="{left + plot_w}" '
                f'y2="{y_axis}" stroke="#000"/>')
-    for t in CHANGE_TICKS:
-        if abs(math.log(t)) <= span + 1e-9:
-            x = xs(t)
-            out.append(f'<g class="tick"><line x1="{x:.1f}" y1="{TOP - 6}" x2="{x:.1f}" y2="{y_axis}" '
-                       f'stroke="{"#888" if t == 1.0 else "#ddd"}"/>'
-                       f'<text x="{x:.1f}" y="{y_axis + 14}" text-anchor="middle">{(t - 1) * 100:+.0f}%</text></g>')
+    for t in change_ticks(span, xs):
+        x = xs(t)
+        out.append(f'<g class="tick"><line x1="{x:.1f}" y1="{TOP - 6}" x2="{x:.1f}" y2="{y_axis}" '
+                   f'stroke="{"#888" if t == 1.0 else "#ddd"}"/>'
+                   f'<text x="{x:.1f}" y="{y_axis + 14}" text-anchor="middle">{change_label(t)}</text></g>')
     out.append(f'<text class="axis-label" x="{left + plot_w / 2:.1f}" y="{y_axis + 30}" text-anchor="middle">'
                'change, new against base, % (log scale)</text></g>')
     clipped = 0
     lo_edge, hi_edge = math.exp(-span), math.exp(span)
     for i, (label, colour, (est, lo, hi)) in enumerate(rows):
         y = TOP + ROW * i + ROW / 2
-        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{esc(label[:48])}</text>')
+        short = fit(label, left - 10)
+        text = f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{esc(short)}</text>'
+        out.append(text if short == label else f'<g class="cut"><title>{esc(label)}</title>{text}</g>')
         if lo and hi and lo > 0:
             a, b = max(lo, lo_edge), min(hi, hi_edge)
             out.append(f'<line class="interval" x1="{xs(a):.1f}" y1="{y:.1f}" x2="{xs(b):.1f}" y2="{y:.1f}" '
