@@ -422,7 +422,7 @@ int mmt_results_write_atomic(const json_t *doc, const char *path, char *err, siz
 
 /* results/schema.json, through harness/schema.c, plus the one rule JSON
  * Schema cannot say (summary.runs is the number of runs);
- * scripts/lib/mmt_results.py makes the same checks. */
+ * analysis/lib/mmt_results.py makes the same checks. */
 int mmt_results_validate_run(const json_t *run, size_t i, char *err, size_t len)
 {
 	char where[32];

@@ -2,7 +2,7 @@
 /*
  * The one mapping from a verdict to an exit code, a JUnit case, a LAVA case
  * and a KCIDB status: results/verdicts.json, embedded at build (the Python
- * readers load the same file, scripts/lib/verdicts.py).
+ * readers load the same file, analysis/lib/verdicts.py).
  */
 #ifndef MMT_VERDICTS_H
 #define MMT_VERDICTS_H

@@ -63,10 +63,10 @@ grep -q "full barrier: mb: " "$scratch/v" && grep -q "liburcu" "$scratch/v"
 ok $? "... and the ratio table's rows and families come from it: $(grep 'full barrier' "$scratch/v")"
 
 # Without a catalogue and without a binary to read one from: exit 2, saying so.
-mkdir -p "$scratch/tree/scripts" "$scratch/tree/results"
-cp -r "$MMT_SRCDIR/scripts/compare" "$MMT_SRCDIR/scripts/lib" "$scratch/tree/scripts/"
+mkdir -p "$scratch/tree/analysis" "$scratch/tree/results"
+cp -r "$MMT_SRCDIR/analysis/compare.py" "$MMT_SRCDIR/analysis/lib" "$scratch/tree/analysis/"
 cp "$MMT_SRCDIR/results/schema.json" "$scratch/tree/results/"
-env -u MMT_BIN PATH=/usr/bin:/bin "$scratch/tree/scripts/compare" "$scratch/base-old.json" -- "$scratch/new-old.json" \
+env -u MMT_BIN PATH=/usr/bin:/bin "$scratch/tree/analysis/compare.py" "$scratch/base-old.json" -- "$scratch/new-old.json" \
 	> "$scratch/c4" 2>&1
 rc4=$?
 [ "$rc4" -eq 2 ] && grep -q "has no catalogue.*no mmtorture binary was found" "$scratch/c4"

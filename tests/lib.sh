@@ -77,7 +77,7 @@ need_cpus() {
 	fi
 }
 
-# need_x86_guest: what booting an x86_64 guest of scripts/lib/vm-image.sh
+# need_x86_guest: what booting an x86_64 guest of ops/lib/vm-image.sh
 # takes (qemu on an x86_64 host, a static busybox), else skip all.
 need_x86_guest() {
 	if ! command -v qemu-system-x86_64 >/dev/null 2>&1 || [ "$(uname -m)" != x86_64 ]; then

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "lib"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ops", "lib"))
 import mutants as M  # noqa: E402
 
 SHARED = ("mm/Makefile", "mm/mmt_mutants/Makefile", "include/linux/mmt_mutant.h", "mm/mmt_mutant.c")

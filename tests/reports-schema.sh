@@ -30,7 +30,7 @@ for f in "$C"/*.json; do
 	printf '%s\t%s\t%s\n' "$(basename "$f")" "$crc" "$(head -c 400 "$scratch/c.err" | tr '\t\n' '  ')"
 done >"$scratch/c.tsv"
 
-python3 - "$MMT_SRCDIR/scripts/lib" "$C" "$scratch/c.tsv" <<'PY'
+python3 - "$MMT_SRCDIR/analysis/lib" "$C" "$scratch/c.tsv" <<'PY'
 import os, sys
 sys.path.insert(0, sys.argv[1])
 import mmt_results as R

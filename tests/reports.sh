@@ -287,7 +287,7 @@ ok $? "report --baseline: counters' rows drawn only with a verdict, the rest cou
 # -10%, 0% and +11% were drawn over each other on a 4x axis): from a
 # tiny +-2% to a 100x change drawn at the edge.  The labels' boxes come
 # from the widths svg.py computes; Chromium checks the drawn ones below.
-python3 - "$S/lib" "$scratch/ranges.html" >"$scratch/py.out" 2>&1 <<'PY'
+python3 - "$MMT_SRCDIR/analysis/lib" "$scratch/ranges.html" >"$scratch/py.out" 2>&1 <<'PY'
 import re, sys, xml.etree.ElementTree as ET
 sys.path.insert(0, sys.argv[1])
 import svg
@@ -360,7 +360,7 @@ r=$?
 sed 's/^/# /' "$scratch/py.out"
 [ "$r" -eq 0 ]
 ok $? "report: history draws each variant's line in its own colour, named in the legend"
-python3 - "$S/lib" <<'PY'
+python3 - "$MMT_SRCDIR/analysis/lib" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
 import svg
@@ -575,7 +575,7 @@ PY
 )
 	"$S/report" "$scratch/res/nightly" -o "$scratch/nightly.html" >"$scratch/out" 2>&1
 	rc=$?
-	counted=$(python3 - "$S/lib" "$scratch/res/nightly" <<'PY'
+	counted=$(python3 - "$MMT_SRCDIR/analysis/lib" "$scratch/res/nightly" <<'PY'
 import io, sys
 sys.path.insert(0, sys.argv[1])
 import mmt_results as R

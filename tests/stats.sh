@@ -7,8 +7,8 @@
 
 py=${MMT_PYTHON3:-python3}
 S="$MMT_SRCDIR/scripts"
-check() {  # check DESCRIPTION: runs the Python on stdin with scripts/lib on its path
-	timeout -k 5 300 "$py" - "$S/lib" >"$scratch/py.out" 2>&1
+check() {  # check DESCRIPTION: runs the Python on stdin with analysis/lib on its path
+	timeout -k 5 300 "$py" - "$MMT_SRCDIR/analysis/lib" >"$scratch/py.out" 2>&1
 	ok $? "$1$(tail -n 1 "$scratch/py.out" | sed 's/^/: /')"
 }
 

@@ -24,7 +24,7 @@ py_verdict() {  # py_verdict FILE: the Python reader's verdict of each run
 sys.path.insert(0, sys.argv[1])
 import verdicts as V
 for r in json.load(open(sys.argv[2]))["runs"]:
-    print(V.of_run(r))' "$S/lib" "$1"
+    print(V.of_run(r))' "$MMT_SRCDIR/analysis/lib" "$1"
 }
 kcidb_status() {
 	"$MMT_PYTHON3" "$S/kcidb-export" "$1" 2>/dev/null | "$MMT_PYTHON3" -c 'import json, sys
@@ -84,7 +84,7 @@ cut -d: -f2- "$scratch/lines" | sed 's/--output [^ ]*//' >"$scratch/suite"
 MMT_RESULTS_DIR="$scratch/res" "$MMT_PYTHON3" "$S/nightly" "$scratch/suite" --runner "$MMT_BIN" \
 	--repeats 1 >"$scratch/nightly.out" 2>&1
 j=$(ls "$scratch"/res/nightly/suite-2*/junit.xml 2>/dev/null | head -n 1)
-[ -n "$j" ] && "$MMT_PYTHON3" - "$S/lib" "$T" "$j" "$(dirname "$j")" <<'PY'
+[ -n "$j" ] && "$MMT_PYTHON3" - "$MMT_SRCDIR/analysis/lib" "$T" "$j" "$(dirname "$j")" <<'PY'
 import collections, glob, json, os, sys, xml.etree.ElementTree as ET
 sys.path.insert(0, sys.argv[1])
 import verdicts as V

@@ -1,0 +1,440 @@
+#!/usr/bin/env python3
+"""Proves each hunter against the real bug it targets, one boot of a mutant kernel per row.
+
+The rows are kernel/mutants.tsv's (--mutant NAME picks one): a switch of
+the kernel of scripts/mutant-kernel (Debian 6.1 with the fix it reverts
+revertible at run time), the scenario variant that hunts it, its control
+and the outcome it must produce.  Each row's guest (scripts/numa-vm with
+its nodes and memory, 4 vCPUs) runs, interleaved in one boot (for the
+tlb_flush_pending row: hunter mmrace race, control migrate-after-walk,
+finding lost_write):
+  - the user's command, plain `run-scenario mmrace --variant race` with no
+    options, the switch set through /sys beforehand (arms user-on and
+    user-off, --user-runs each): lost writes and exit 1 in at least
+    --user-need of the runs with it ON; with it OFF no finding, conclusive
+    (a migration raced), in at least --user-need, and the kernel's own
+    count saw the window during the migrator's calls in each of those;
+  - mmrace race with --mutant tlb_flush_pending=on and the settings below:
+    must report lost writes (exit 1) in at least --need of the runs;
+  - the same with the switch OFF: no finding, and conclusive in at least
+    --need of the runs;
+  - the migrate-after-walk control with the switch ON: never a lost write,
+    and no migration counted inside a walk (the evidence can be false);
+  - each suite of --suites, its mmrace lines as they stand in suites/,
+    through lava/run-suite (mmtorture-lava in the guest), switch ON and
+    OFF: ON, the line fails with lost writes in a race run; OFF, every
+    case passes or is skipped, the race runs conclusive.
+Prints the per-run table (findings, kernel counter deltas, time to the first
+lost write) and exits 0 when every threshold holds, 1 when one does not,
+2 on bad input and 77 when the mutant kernel is not cached (build it with
+scripts/mutant-kernel, or pass --build).
+"""
+import argparse
+import json
+import math
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+sys.path.insert(0, os.path.join(TOP, "analysis", "lib"))
+sys.path.insert(0, os.path.join(TOP, "ops", "lib"))
+import mmt_results as R  # noqa: E402  (every results file read through the schema check)
+import mutants as M  # noqa: E402
+EXIT_FAIL, EXIT_USAGE, EXIT_SKIP = 1, 2, 77
+
+
+def duration(text):
+    """'10s', '500ms' or bare seconds, as mmtorture takes them."""
+    for suffix, scale in (("ms", 1e-3), ("s", 1.0), ("m", 60.0)):
+        if text.endswith(suffix) and text[: -len(suffix)].isdigit():
+            return int(text[: -len(suffix)]) * scale
+    if text.isdigit():
+        return float(text)
+    raise argparse.ArgumentTypeError(f"'{text}' is not a duration like 10s or 500ms")
+
+
+def positive(text):
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive whole number")
+    return int(text)
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--runs", type=positive, default=10, help="runs per --mutant arm (default 10)")
+    ap.add_argument("--need", type=positive, help="runs per --mutant arm that must hold (default: 90%% of --runs, rounded up)")
+    ap.add_argument("--user-runs", type=positive, default=10, help="runs of the user's plain command per arm (default 10)")
+    ap.add_argument("--user-need", type=positive,
+                    help="user-command runs per arm that must hold (default: 90%% of --user-runs, rounded up)")
+    ap.add_argument("--suites", default="smoke,lab",
+                    help="comma list of suites whose mmrace lines run through lava/run-suite, ON and OFF "
+                         "('none': no suite; nightly's line runs 2-minute runs; default smoke,lab)")
+    ap.add_argument("--control-runs", type=positive, default=3, help="migrate-after-walk runs (default 3)")
+    ap.add_argument("--duration", type=duration, default=duration("10s"), help="per run (default 10s)")
+    ap.add_argument("--threads", type=positive, default=3, help="mmrace workers in the guest (default 3)")
+    ap.add_argument("--walk-pages", type=positive, default=65536,
+                    help="mmrace --walk-pages: under TCG a migration takes tens of ms, so the walk must be longer (default 65536)")
+    ap.add_argument("--mutant", metavar="NAME", help="the row of kernel/mutants.tsv to prove (default: every row)")
+    ap.add_argument("--mem", type=positive, help="guest memory in MiB, split over its nodes (default: the row's guest)")
+    ap.add_argument("--with-compaction", action="store_true",
+                    help="also run the compactor and NUMA balancing (by default the migrator alone, so the kernel's "
+                         "window count is the migrator's and can be set beside migrations_in_window)")
+    ap.add_argument("--build", action="store_true", help="build the mutant kernel when it is not cached")
+    ap.add_argument("--json", metavar="FILE", help="also write the per-run table as JSON")
+    ap.add_argument("--log", metavar="FILE", help="keep the guest console")
+    a = ap.parse_args()
+    try:
+        a.rows = M.rows(M.table_path(TOP))
+    except (OSError, M.MutantTableError) as e:
+        ap.error(str(e))
+    if a.mutant:
+        a.rows = [r for r in a.rows if r["name"] == a.mutant]
+        if not a.rows:
+            ap.error(f"--mutant {a.mutant}: no such row in kernel/mutants.tsv")
+    for r in a.rows:
+        # The arms below drive mmrace's options; another scenario's hunter
+        # needs its own arms here first.
+        if r["hunter"][0] != "mmrace" or r["control"][0] != "mmrace":
+            ap.error(f"row {r['name']}: hunter {' '.join(r['hunter'])}: mutant-proof drives mmrace hunters only so far")
+    if a.need is None:
+        a.need = math.ceil(0.9 * a.runs)
+    if a.need > a.runs:
+        ap.error(f"--need {a.need} is more than --runs {a.runs}")
+    if a.user_need is None:
+        a.user_need = math.ceil(0.9 * a.user_runs)
+    if a.user_need > a.user_runs:
+        ap.error(f"--user-need {a.user_need} is more than --user-runs {a.user_runs}")
+    a.suites = [] if a.suites == "none" else [x for x in a.suites.split(",") if x]
+    for name in a.suites:
+        path = os.path.join(TOP, "suites", name)
+        if not os.path.isfile(path):
+            ap.error(f"--suites: no suite '{name}' in suites/")
+        if not suite_lines(name):
+            ap.error(f"--suites: suite '{name}' runs no mmrace line")
+    if a.json and not os.access(os.path.dirname(os.path.abspath(a.json)), os.W_OK):
+        ap.error(f"--json {a.json}: its directory is not writable")
+    return a
+
+
+def kernel_image(build):
+    cmd = [os.path.join(TOP, "scripts", "mutant-kernel")] + ([] if build else ["--cached"])
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+    if r.returncode == EXIT_SKIP:
+        sys.exit(EXIT_SKIP)
+    if r.returncode:
+        print(f"mutant-proof: scripts/mutant-kernel failed ({r.returncode})", file=sys.stderr)
+        sys.exit(3)
+    return r.stdout.strip()
+
+
+def suite_lines(name):
+    """The suite's mmrace lines, as they stand in suites/NAME."""
+    with open(os.path.join(TOP, "suites", name)) as f:
+        # As the guest's grep '^mmrace' picks them.
+        return [ln.split("#")[0].strip() for ln in f if ln.startswith("mmrace ")]
+
+
+def switch_path(mut):
+    return f"/sys/module/mmt_mutant/parameters/{mut['name']}"
+
+
+LINE_BOUND_S = 600     # run-suite's bound on each suite line (its --timeout)
+USER_RUN_BOUND_S = 130  # a plain run: mmrace's 2-minute bound, and its setup
+
+# The guest's helpers: keep moves the newest result of a plain run to its
+# arm's name; the LAVA helpers print what LAVA's would, so run-suite runs
+# as it does in a lab.
+GUEST_HELPERS = r"""keep() { f=$(ls -t /results/mmrace-*.json 2>/dev/null | head -n 1); [ -n "$f" ] && mv "$f" "/results/$1.json"; }
+mkdir -p /tmp/lava-bin
+printf '#!/bin/sh\necho "<LAVA_SIGNAL_TESTCASE $*>"\n' >/tmp/lava-bin/lava-test-case
+printf '#!/bin/sh\necho "<LAVA_SIGNAL_TESTSET $*>"\n' >/tmp/lava-bin/lava-test-set
+chmod +x /tmp/lava-bin/lava-test-case /tmp/lava-bin/lava-test-set"""
+
+
+def user_lines(arm, i, mut):
+    switch = 1 if arm == "user-on" else 0
+    return [f"echo {switch} > {switch_path(mut)}; run-scenario {' --variant '.join(mut['hunter'])} >/dev/null 2>&1;"
+            f" echo \"@@RUN {arm} {i} $?@@\"; keep {arm}-{i}"]
+
+
+def suite_script_lines(name, arm, mut):
+    """Runs suite NAME's mmrace lines through run-suite; its result files
+    come back as suite-NAME-ARM-NN-SET.json."""
+    switch = 1 if arm == "on" else 0
+    lines = [f"grep '^mmrace' /usr/share/mmtorture/suites/{name} >/tmp/{name}-mmrace",
+             f"rm -rf /tmp/rs; echo {switch} > {switch_path(mut)}",
+             f"PATH=/tmp/lava-bin:$PATH mmtorture-lava --suite /tmp/{name}-mmrace --timeout {LINE_BOUND_S}"
+             f" --results /tmp/rs >/dev/null 2>&1;"
+             f" echo \"@@SUITE {name} {arm} $?@@\"",
+             f"for f in /tmp/rs/*.json; do [ -f \"$f\" ] && mv \"$f\" \"/results/suite-{name}-{arm}-${{f##*/}}\"; done"]
+    return lines
+
+
+def guest_script(a, mut):
+    """Arms interleaved, so host noise spreads over all of them."""
+    base = (f"mmtorture mmrace --threads {a.threads} --placement spread --duration {int(a.duration * 1000)}ms"
+            f" --walk-pages {a.walk_pages} --events none"
+            + ("" if a.with_compaction else " --compact 0 --numa-balancing 0"))
+    lines = ["#!/bin/sh", GUEST_HELPERS]
+    # The user's command first, on the kernel as it boots (NUMA balancing
+    # as Debian sets it), and the suites' lines as they stand.
+    for i in range(a.user_runs):
+        lines += user_lines("user-on", i, mut) + user_lines("user-off", i, mut)
+    for name in a.suites:
+        lines += suite_script_lines(name, "on", mut) + suite_script_lines(name, "off", mut)
+    if not a.with_compaction:
+        # The kernel enables NUMA balancing by default: off, so that every
+        # flush-pending PTE the kernel counts is the migrator's.
+        lines.append("echo 0 > /proc/sys/kernel/numa_balancing")
+    for i in range(max(a.runs, a.control_runs)):
+        arms = []
+        if i < a.runs:
+            arms += [("on", mut["hunter"][1], "on"), ("off", mut["hunter"][1], "off")]
+        if i < a.control_runs:
+            arms.append(("control", mut["control"][1], "on"))
+        for arm, variant, switch in arms:
+            out = f"/results/{arm}-{i}.json"
+            lines.append(f"{base} --variant {variant} --mutant {mut['name']}={switch}"
+                         f"{' --stop-on-lost 1' if arm == 'on' else ''} --output {out} >/dev/null 2>&1;"
+                         f" echo \"@@RUN {arm} {i} $?@@\"")
+    # --mutant holds for the whole invocation, not its first run only, and
+    # is put back after it: two repeats, then the switch as left.
+    lines.append(f"echo 0 > {switch_path(mut)}; mmtorture mmrace --variant {mut['hunter'][1]} --repeat 2 --threads {a.threads}"
+                 f" --placement spread --duration 1s --compact 0 --events none --mutant {mut['name']}=on"
+                 f" --output /results/invocation.json >/dev/null 2>&1; echo \"@@INVOCATION $(cat {switch_path(mut)})@@\"")
+    lines.append("exit 0")
+    return "\n".join(lines) + "\n"
+
+
+def row(arm, i, rc, doc, mut):
+    r = doc["runs"][0] if doc and doc.get("runs") else {}
+    m = r.get("metrics", {})
+    h = r.get("witnesses", {}).get("histogram", {})
+    sw = ((m.get("mutant") or {}).get("switches") or {}).get(mut["name"], {})
+    first = next((x for x in m.get("first_mismatches", []) if x.get("kind") == "lost"), None)
+    return {
+        "arm": arm, "run": i, "exit": rc, "status": r.get("status", "missing"),
+        "lost": h.get(mut["finding"]), "foreign": h.get("foreign_write"), "stale": h.get("stale_tlb_write"),
+        "in_window": m.get("migrations_in_window"), "moved": m.get("pages_moved"),
+        "kernel_in_window": m.get("kernel_window_during_migrations"),
+        "kernel_window": sw.get("window"), "kernel_skipped": sw.get("hits"), "switch_on": sw.get("on"),
+        "first_lost_ms": m.get("time_to_first_lost_ms"), "first_lost": first,
+        "raced": m.get("migrations_raced"),
+        "elapsed_s": r["elapsed_ns"] / 1e9 if isinstance(r.get("elapsed_ns"), int) else None,
+        "reason": r.get("inconclusive_reason") or r.get("reason"),
+    }
+
+
+def suite_row(name, arm, rc, docs, mut):
+    """One suite run: its exit and each mmrace run's variant, status and losses."""
+    runs = []
+    for doc in docs:
+        for r in doc.get("runs", []):
+            h = r.get("witnesses", {}).get("histogram", {})
+            runs.append({"variant": r.get("variant"), "injected": bool(r.get("injected")),
+                         "status": r.get("status"), "lost": h.get(mut["finding"]) or 0,
+                         "raced": (r.get("metrics") or {}).get("migrations_raced"),
+                         "reason": r.get("inconclusive_reason") or r.get("reason")})
+    race = [x for x in runs if x["variant"] == mut["hunter"][1]]
+    control = [x for x in runs if x["variant"] == mut["control"][1]]
+    injected = [x for x in runs if x["injected"]]
+    # Either way the control loses nothing and every injected fault is
+    # caught (status ok): the line's exit alone would hide either.
+    sound = not any(x["lost"] for x in control) and all(x["status"] == "ok" for x in injected)
+    if arm == "on":
+        held = rc == 1 and any(x["lost"] > 0 for x in race) and sound
+    else:
+        # The injected faults lose writes by design: they are the
+        # line's own check of its checker, not findings.
+        held = (rc == 0 and race and all(x["status"] == "ok" for x in race)
+                and not any(x["lost"] for x in runs if not x["injected"]) and sound)
+    return {"suite": name, "arm": arm, "exit": rc, "runs": runs, "held": bool(held)}
+
+
+def read_results(path):
+    """A guest's results file, through the schema check: a damaged one is
+    no evidence, and says why."""
+    try:
+        return R.load(path)
+    except R.ResultsError as e:
+        sys.exit(f"mutant-proof: {e}")
+
+
+def invocation_row(after, path, mut):
+    """The switch in each run of the --repeat 2 invocation, and after it."""
+    on = []
+    if os.path.exists(path):
+        for r in read_results(path).get("runs", []):
+                sw = (((r.get("metrics") or {}).get("mutant") or {}).get("switches") or {}).get(mut["name"], {})
+                on.append(sw.get("on"))
+    return {"runs_on": on, "after": after, "held": on == [True, True] and after == "N"}
+
+
+def judge(rows, suites, a, mut):
+    uon = [r for r in rows if r["arm"] == "user-on"]
+    uoff = [r for r in rows if r["arm"] == "user-off"]
+    on = [r for r in rows if r["arm"] == "on"]
+    off = [r for r in rows if r["arm"] == "off"]
+    ctl = [r for r in rows if r["arm"] == "control"]
+    checks = [
+        (f"plain run-scenario {' --variant '.join(mut['hunter'])}, switch {mut['name']} ON: {mut['finding']} and "
+         f"exit 1 in >= {a.user_need} of {a.user_runs}",
+         sum(1 for r in uon if r["exit"] == 1 and (r["lost"] or 0) > 0) >= a.user_need),
+        ("plain command, switch ON: the kernel skipped flushes in every run that lost writes",
+         all((r["kernel_skipped"] or 0) > 0 for r in uon if (r["lost"] or 0) > 0)),
+        (f"plain command, switch OFF: no finding and conclusive in >= {a.user_need} of {a.user_runs}",
+         sum(1 for r in uoff if r["exit"] == 0 and r["status"] == "ok" and not r["lost"] and not r["foreign"])
+         >= a.user_need),
+        ("plain command, switch OFF: no run lost a write", all(not r["lost"] for r in uoff)),
+    ]
+    for srow in suites:
+        what = ("its race run lost writes, the line failed (exit 1)" if srow["arm"] == "on"
+                else "every race run conclusive, no write lost but the injected ones, the line passed (exit 0)")
+        what += "; its control lost none, its injected faults were caught"
+        checks.append((f"suites/{srow['suite']}'s mmrace lines through run-suite, switch {srow['arm'].upper()}: {what}",
+                       srow["held"]))
+    checks += [
+        (f"switch ON: lost writes and exit 1 in >= {a.need} of {a.runs}",
+         sum(1 for r in on if r["exit"] == 1 and (r["lost"] or 0) > 0) >= a.need),
+        (f"switch ON: the kernel skipped flushes in every run that lost writes",
+         all((r["kernel_skipped"] or 0) > 0 for r in on if (r["lost"] or 0) > 0)),
+        (f"switch OFF: no finding and conclusive in >= {a.need} of {a.runs}",
+         sum(1 for r in off if r["exit"] == 0 and r["status"] == "ok" and not r["lost"] and not r["foreign"])
+         >= a.need),
+        ("switch OFF: no run lost a write", all(not r["lost"] for r in off)),
+        (f"control ({mut['control'][1]}, switch ON): no lost write, nothing in the window, pages moved",
+         len(ctl) == a.control_runs and all(r["exit"] == 0 and not r["lost"] and r["in_window"] == 0
+                                            and (r["moved"] or 0) > 0 for r in ctl)),
+        ("control: the kernel saw no PROT_NONE PTE cleared with a flush pending (migrator alone)",
+         a.with_compaction or all(r["kernel_window"] == 0 for r in ctl)),
+        ("switch OFF: the kernel saw the window during the migrator's calls in every conclusive run",
+         all((r["kernel_in_window"] or 0) > 0 for r in off if r["status"] == "ok")),
+    ]
+    return checks
+
+
+def print_table(rows, suites):
+    cols = ("arm", "run", "exit", "status", "lost", "foreign", "moved", "in_window", "raced", "kernel_in_window",
+            "kernel_window", "kernel_skipped", "first_lost_ms", "elapsed_s")
+    print("columns: in_window = pages whose migrate call the timestamps put inside a walk; raced = those a writer"
+          " on another CPU stored to while they moved; kernel_in_window ="
+          " the kernel's PROT_NONE PTEs cleared with a flush pending during those calls; kernel_window and"
+          " kernel_skipped = the run's totals of that count and of the flushes the switch skipped")
+    print("  ".join(f"{c:>14}" if i > 3 else f"{c:<12}" for i, c in enumerate(cols)))
+    for r in rows:
+        vals = []
+        for i, c in enumerate(cols):
+            v = r[c]
+            v = "-" if v is None else (f"{v:.1f}" if isinstance(v, float) else str(v))
+            vals.append(f"{v:>14}" if i > 3 else f"{v:<12}")
+        print("  ".join(vals))
+    for r in rows:
+        if r["first_lost"]:
+            f = r["first_lost"]
+            print(f"first lost write ({r['arm']} run {r['run']}): page {f['page']} word {f['word']} writer {f['writer']}"
+                  f" iteration {f['iteration']} expected {f['expected']} found {f['found']}"
+                  f" PFN {f['pfn_before']} -> {f['pfn_after']}")
+            break
+    for r in rows:
+        if r["reason"]:
+            print(f"{r['arm']} run {r['run']}: {r['status']}: {r['reason']}")
+    for arm in ("user-on", "on"):
+        speed = detection_speed(rows, arm)
+        if speed:
+            print(f"time to the first lost write, arm {arm}, {speed['runs']} runs that lost one: median"
+                  f" {speed['median_ms']:.1f} ms (min {speed['min_ms']:.1f}, max {speed['max_ms']:.1f})")
+    for srow in suites:
+        runs = ", ".join(f"{x['variant']} {x['status']} lost {x['lost']}" for x in srow["runs"]) or "no results"
+        print(f"suite {srow['suite']} switch {srow['arm']}: exit {srow['exit']}: {runs}")
+
+
+def detection_speed(rows, arm):
+    """The detector's speed on the real bug: time from the run's start to its
+    first lost write, over the arm's runs that lost one."""
+    t = sorted(r["first_lost_ms"] for r in rows if r["arm"] == arm and r["first_lost_ms"] is not None)
+    if not t:
+        return None
+    mid = len(t) // 2
+    median = t[mid] if len(t) % 2 else (t[mid - 1] + t[mid]) / 2
+    return {"runs": len(t), "median_ms": median, "min_ms": t[0], "max_ms": t[-1]}
+
+
+def prove(a, mut, image):
+    """One boot of the row's guest: its checks, and the per-run table."""
+    with tempfile.TemporaryDirectory(prefix="mmt-mutant-proof.") as tmp:
+        script = os.path.join(tmp, "guest.sh")
+        with open(script, "w") as f:
+            f.write(guest_script(a, mut))
+        n_runs = 2 * a.runs + a.control_runs
+        # Every run at its bound: the plain command's 2 minutes, each suite
+        # line run-suite's; they end in seconds when all is well.
+        lines = sum(len(suite_lines(s)) for s in a.suites)
+        timeout = int(n_runs * (a.duration + 20) + 2 * a.user_runs * USER_RUN_BOUND_S
+                      + 2 * lines * (LINE_BOUND_S + 10) + 120)
+        env = dict(os.environ, MMT_RESULTS_DIR=os.path.join(tmp, "results"))
+        guest = mut["guest"]
+        cmd = [os.path.join(TOP, "scripts", "numa-vm"), "--nodes", str(guest.get("nodes", 2)), "--cpus", "4",
+               "--mem", str(a.mem or guest.get("mem", 2048)), "--kernel", image,
+               "--timeout", str(timeout), "--script", script] + (["--log", a.log] if a.log else [])
+        print("mutant-proof: " + " ".join(shlex.quote(c) for c in cmd), file=sys.stderr)
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, env=env)
+        if r.returncode:
+            print(r.stdout[-3000:], file=sys.stderr)
+            print(f"mutant-proof: the guest did not finish (numa-vm exit {r.returncode})", file=sys.stderr)
+            return None
+        rows, suites, invocation = [], [], None
+        for line in r.stdout.splitlines():
+            if line.startswith("@@INVOCATION ") and line.endswith("@@"):
+                invocation = invocation_row(line[13:-2], os.path.join(tmp, "results", "invocation.json"), mut)
+            if line.startswith("@@SUITE ") and line.endswith("@@"):
+                name, arm, rc = line[8:-2].split()
+                prefix = f"suite-{name}-{arm}-"
+                docs = []
+                for fn in sorted(os.listdir(os.path.join(tmp, "results"))):
+                    if fn.startswith(prefix) and fn.endswith(".json"):
+                        docs.append(read_results(os.path.join(tmp, "results", fn)))
+                suites.append(suite_row(name, arm, int(rc), docs, mut))
+            if line.startswith("@@RUN ") and line.endswith("@@"):
+                arm, i, rc = line[6:-2].split()
+                path = os.path.join(tmp, "results", f"{arm}-{i}.json")
+                doc = None
+                if os.path.exists(path):
+                    doc = read_results(path)
+                rows.append(row(arm, int(i), int(rc), doc, mut))
+    print(f"mutant {mut['name']}: reverts {mut['reverts']} (\"{mut['title']}\"); hunter {' '.join(mut['hunter'])},"
+          f" control {' '.join(mut['control'])}, finding {mut['finding']}")
+    print_table(rows, suites)
+    checks = judge(rows, suites, a, mut)
+    checks.append((f"--mutant {mut['name']}=on: on for both runs of a --repeat 2 invocation, off after it"
+                   f" ({invocation})", bool(invocation and invocation["held"])))
+    for what, held in checks:
+        print(f"{'PASS' if held else 'FAIL'}: {what}")
+    return {"mutant": mut["name"], "reverts": mut["reverts"], "runs": rows, "suites": suites,
+            "first_lost": {arm: detection_speed(rows, arm) for arm in ("user-on", "on")},
+            "checks": [{"check": w, "held": h} for w, h in checks]}
+
+
+def main():
+    a = parse_args()
+    image = kernel_image(a.build)
+    proofs = []
+    for mut in a.rows:
+        proof = prove(a, mut, image)
+        if proof is None:
+            return 3
+        proofs.append(proof)
+    if a.json:
+        tmp_json = a.json + ".tmp"
+        with open(tmp_json, "w") as f:
+            json.dump({"kernel": image, "mutants": proofs}, f, indent=1)
+        os.replace(tmp_json, a.json)
+    return 0 if all(c["held"] for p in proofs for c in p["checks"]) else EXIT_FAIL
+
+
+if __name__ == "__main__":
+    sys.exit(main())
