@@ -93,6 +93,35 @@ static const char *table_field(const char *name, unsigned col, char *buf, size_t
 	return NULL;
 }
 
+const char *mmt_mutant_of_variant(const char *scenario, const char *variant, char *buf, size_t len)
+{
+	char want[256];
+
+	snprintf(want, sizeof(want), "%s %s", scenario, variant);
+	/* Rows after the header: name, reverts, title, config, guest, hunter, control. */
+	for (const char *line = strchr(mmt_mutants_text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		char name[NAME_MAX_LEN], field[256];
+		int n = (int)strcspn(line + 1, "\t\n");
+
+		if (n >= NAME_MAX_LEN)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", n, line + 1);
+		for (unsigned col = 5; col <= 6; col++)
+			if (table_field(name, col, field, sizeof(field)) && !strcmp(field, want)) {
+				snprintf(buf, len, "%s", name);
+				return buf;
+			}
+	}
+	return NULL;
+}
+
+int mmt_mutant_counter_path(const char *name, const char *counter, char *buf, size_t len)
+{
+	enumerate();
+	snprintf(buf, len, "%s/%s_%s", dir, name, counter);
+	return access(buf, R_OK);
+}
+
 /* The names for messages: the kernel's switches, or the table's when the
  * kernel has none. */
 const char *mmt_mutant_names(void)

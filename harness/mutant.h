@@ -32,6 +32,15 @@ json_t *mmt_mutant_snapshot(void);
 /* after with hits and window as deltas from before (null if either is). */
 json_t *mmt_mutant_delta(const json_t *before, const json_t *after);
 
+/* The switch of kernel/mutants.tsv's row that names scenario variant as
+ * its hunter or its control, into buf; NULL when no row does.  What a
+ * scenario reads the window counter of (no switch name typed in C). */
+const char *mmt_mutant_of_variant(const char *scenario, const char *variant, char *buf, size_t len);
+
+/* The path of switch name's counter ("hits", "window") on this kernel,
+ * into buf; 0 when it can be read. */
+int mmt_mutant_counter_path(const char *name, const char *counter, char *buf, size_t len);
+
 /* Name list for messages: this kernel's switches, or kernel/mutants.tsv's
  * when it has none. */
 const char *mmt_mutant_names(void);

@@ -180,7 +180,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 		_exit(0);
 	signal(SIGSEGV, SIG_DFL);
 	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	kfd = open(MMT_MUTANT_DIR "/tlb_flush_pending_window", O_RDONLY | O_CLOEXEC);
+	kfd = p->window_path[0] ? open(p->window_path, O_RDONLY | O_CLOEXEC) : -1;
 	/* The CPU is known once the workers are placed. */
 	/* Acquire: protector_cpu, stored before child_cpu's release. */
 	while (READ_ONCE(c->stop) == 0 && smp_load_acquire(&c->child_cpu) < 0 && getppid() == parent)

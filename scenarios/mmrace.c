@@ -255,6 +255,21 @@ static void choose_actors(struct mmr_priv *p)
 		actor(p, "pfn_tracking", true, NULL);
 }
 
+/* The window counter of the switch kernel/mutants.tsv ties to this
+ * variant, on a kernel that has it; kernel_in_window -1 otherwise. */
+static void find_window_counter(struct mmr_priv *p)
+{
+	char name[64];
+
+	p->window_path[0] = '\0';
+	p->kernel_in_window = -1;
+	if (!mmt_mutant_of_variant("mmrace", p->run->variant->name, name, sizeof(name)) ||
+	    mmt_mutant_counter_path(name, "window", p->window_path, sizeof(p->window_path)))
+		p->window_path[0] = '\0';
+	else
+		p->kernel_in_window = 0;
+}
+
 static int mmrace_prepare(struct mmt_run *run)
 {
 	static const char *const kprefix[] = { "pgmigrate_", "compact_", "numa_", "thp_", "nr_tlb_", NULL };
@@ -298,7 +313,7 @@ static int mmrace_prepare(struct mmt_run *run)
 		p->node_ids[p->nodes++] = 0;
 	choose_actors(p);
 	p->guard_ns = mmr_calibrate_guard(p);
-	p->kernel_in_window = access(MMT_MUTANT_DIR "/tlb_flush_pending_window", R_OK) ? -1 : 0;
+	find_window_counter(p);
 	if (mmr_install_segv(p))
 		return -1;
 	p->kbefore = mmt_kstate_counters(kprefix);
@@ -711,7 +726,7 @@ static const struct mmt_metric metrics[] = {
 	{ "migrator_cpus_seen", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "CPUs the migrator process ran on" },
 	{ "line_up", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "which actor shares which CPU, and why" },
 	MAYBE("kernel_window_during_migrations", MMT_METRIC_COUNT, "PTEs",
-	      "the mutant kernel's tlb_flush_pending_window count during migrations; null without it"),
+	      "the mutant kernel's window count (of the switch kernel/mutants.tsv ties to this variant) during migrations; null without it"),
 	COUNT("writer_faults", "faults", "SIGSEGVs the writers took on PROT_NONE pages (each retried)"),
 	COUNT("window_writes", "stores", "stores that completed inside a walk"),
 	COUNT("compact_calls", "writes", "writes to compact_memory"),

@@ -165,6 +165,10 @@ struct mmr_priv {
 	const char *ended_by;		/* what ended the run, if it ended it itself */
 	uint64_t migrator_cpus;		/* bit c: the migrator's calls ran on CPU c (< 64) */
 	int64_t kernel_in_window;	/* sum of kwindow; -1: no mutant kernel */
+	/* The window counter of the mutant this variant hunts or controls
+	 * (kernel/mutants.tsv), read by the migrator around each move;
+	 * empty: none. */
+	char window_path[512];
 	uint64_t wait_timeouts;
 	char wait_timeout_what[120];
 	uint64_t outcomes[NR_OUTCOMES];

@@ -35,6 +35,12 @@ assert not sw["tlb_flush_pending"]["on"] and sw["tlb_flush_pending"]["reverts"] 
 assert open(sys.argv[2] + "/other_bug").read().strip() == "N", "not put back"
 PY
 	ok $? "a switch the table does not know is set like a known one, recorded with no revert, and put back (rc $rc)"
+	# The window counter read is the one of the switch whose row names the
+	# variant (hunter or control): no switch name is typed into mmrace.
+	MMT_SYSCTL_ROOT=$fake run mmrace --variant migrate-after-walk --duration 200ms --output "$scratch/ctl.json"
+	[ "$(get "$scratch/ctl.json" runs.0.metrics.kernel_window_during_migrations)" = 0 ] &&
+		[ "$(get "$scratch/fake.json" runs.0.metrics.kernel_window_during_migrations)" = null ]
+	ok $? "the control reads its row's switch's window counter; a variant no row names reads none"
 else
 	skip "setting switches needs root"
 fi
