@@ -33,7 +33,8 @@ static int parse(char *err, const char *a0, ...)
 		       "refused: %s -> \"%s\"", #__VA_ARGS__, _e);             \
 	} while (0)
 
-int main(void)
+/* What is accepted, and what it sets. */
+static void test_accepted(void)
 {
 	char err[512];
 
@@ -69,7 +70,11 @@ int main(void)
 	       "scenario option default applies");
 	tap_ok(!parse(err, "--list", NULL) && cli.list, "--list without a scenario");
 	tap_ok(!parse(err, "--help", "--bogus", NULL) && cli.help, "--help wins over what follows");
+}
 
+/* Names and values refused, each with one line that says why. */
+static void test_bad_input(void)
+{
 	REFUSED("unknown scenario 'nosuch'", "nosuch");
 	REFUSED("unknown scenario 'nosuch'", "msgpass,nosuch");
 	REFUSED("unknown variant 'nope'", "msgpass", "--variant", "nope");
@@ -94,7 +99,11 @@ int main(void)
 	REFUSED("between 1 and 4096", "msgpass", "--payload-words", "0");
 	REFUSED("--payload-words", "msgpass", "--payload-words", "many");
 	REFUSED("--output needs", "msgpass", "--output", "");
-	/* Names are spelled out, and a near miss is named. */
+}
+
+/* Names are spelled out, and a near miss is named. */
+static void test_near_misses(void)
+{
 	REFUSED("unknown option '--ass' (did you mean --assume-forbidden?)", "msgpass", "--ass");
 	REFUSED("unknown option '--varient' (did you mean --variant?)", "msgpass", "--varient", "mb");
 	REFUSED("unknown option '--durati' (did you mean --duration?)", "msgpass", "--durati=1s");
@@ -107,7 +116,13 @@ int main(void)
 	REFUSED("unknown placement 'same-nod' (did you mean same-node?)", "msgpass", "--placement",
 		"same-nod");
 	REFUSED("(did you mean json?)", "msgpass", "--format", "jsn");
-	/* Once each: a second value would silently win, a name twice run twice. */
+}
+
+/* Once each: a second value would silently win, a name twice run twice. */
+static void test_given_twice(void)
+{
+	char err[512];
+
 	REFUSED("--output is given twice", "msgpass", "--output", "a.json", "--output", "b.json");
 	REFUSED("--payload-words is given twice", "msgpass", "--payload-words", "8",
 		"--payload-words", "9");
@@ -120,7 +135,13 @@ int main(void)
 	tap_ok(!parse(err, "msgpass", "--output", "--odd-name.json", NULL) &&
 		       !strcmp(cli.output, "--odd-name.json"),
 	       "an option's value may begin with --");
-	/* Named values, beside the numbers. */
+}
+
+/* Named values, beside the numbers. */
+static void test_named_values(void)
+{
+	char err[512];
+
 	tap_ok(!parse(err, "litmus", "--sync", "userfence", NULL) &&
 		       mmt_cli_option_value(&cli, &cli.scenarios[0]->options[0]) == 1,
 	       "litmus --sync userfence is 1");
@@ -132,45 +153,65 @@ int main(void)
 	       "litmus --sync 2 still taken");
 	REFUSED("--sync: 'tsk' is neither a number nor one of none, userfence, tsc, all", "litmus",
 		"--sync", "tsk");
-	{
-		struct mmt_closest c;
+}
 
-		tap_is_int(mmt_edit_distance("kitten", "sitting"), 3, "edit distance kitten/sitting");
-		tap_is_int(mmt_edit_distance("ab", "ba"), 1, "a swap of neighbours is one edit");
-		tap_is_int(mmt_edit_distance("", "abc"), 3, "from nothing: every letter");
-		tap_is_int(mmt_edit_distance("jsn", "json"), 1, "one letter left out");
-		mmt_closest_init(&c, "same");
-		mmt_closest_offer(&c, "same-node");
-		mmt_closest_offer(&c, "sane");
-		tap_ok(mmt_closest_pick(&c) && !strcmp(mmt_closest_pick(&c), "same-node"),
-		       "an abbreviation ranks before a typo");
-		mmt_closest_init(&c, "spread");
-		mmt_closest_offer(&c, "cross-node");
-		tap_ok(!mmt_closest_pick(&c), "a far word is no typo: no pick");
-	}
-	{
-		unsigned unknown = 0;
+/* The near-miss hint underneath: edit distance and the pick. */
+static void test_closest(void)
+{
+	struct mmt_closest c;
 
-		/* Every row is an option the parser takes, as spelled. */
-		for (unsigned i = 0; i < mmt_cli_nr_rows; i++) {
-			const struct mmt_cli_row *r = &mmt_cli_rows[i];
-			char name[64];
+	tap_is_int(mmt_edit_distance("kitten", "sitting"), 3, "edit distance kitten/sitting");
+	tap_is_int(mmt_edit_distance("ab", "ba"), 1, "a swap of neighbours is one edit");
+	tap_is_int(mmt_edit_distance("", "abc"), 3, "from nothing: every letter");
+	tap_is_int(mmt_edit_distance("jsn", "json"), 1, "one letter left out");
+	mmt_closest_init(&c, "same");
+	mmt_closest_offer(&c, "same-node");
+	mmt_closest_offer(&c, "sane");
+	tap_ok(mmt_closest_pick(&c) && !strcmp(mmt_closest_pick(&c), "same-node"),
+	       "an abbreviation ranks before a typo");
+	mmt_closest_init(&c, "spread");
+	mmt_closest_offer(&c, "cross-node");
+	tap_ok(!mmt_closest_pick(&c), "a far word is no typo: no pick");
+}
 
-			snprintf(name, sizeof(name), "--%s", r->name);
-			parse(err, "msgpass", name, r->arg || r->values ? "x" : NULL, NULL);
-			if (strstr(err, "unknown option")) {
-				printf("# %s: %s\n", name, err);
-				unknown++;
-			}
+/* Every row is an option the parser takes, as spelled. */
+static void test_rows_parse(void)
+{
+	char err[512];
+	unsigned unknown = 0;
+
+	for (unsigned i = 0; i < mmt_cli_nr_rows; i++) {
+		const struct mmt_cli_row *r = &mmt_cli_rows[i];
+		char name[64];
+
+		snprintf(name, sizeof(name), "--%s", r->name);
+		parse(err, "msgpass", name, r->arg || r->values ? "x" : NULL, NULL);
+		if (strstr(err, "unknown option")) {
+			printf("# %s: %s\n", name, err);
+			unknown++;
 		}
-		tap_ok(!unknown && mmt_cli_nr_rows >= 20, "every one of the %u rows is an option the parser takes",
-		       mmt_cli_nr_rows);
 	}
-	{
-		static char longlist[1100];
+	tap_ok(!unknown && mmt_cli_nr_rows >= 20, "every one of the %u rows is an option the parser takes",
+	       mmt_cli_nr_rows);
+}
 
-		memset(longlist, 'a', sizeof(longlist) - 1);
-		REFUSED("longer than 1023", "msgpass", "--variant", longlist);
-	}
+static void test_long_list(void)
+{
+	static char longlist[1100];
+
+	memset(longlist, 'a', sizeof(longlist) - 1);
+	REFUSED("longer than 1023", "msgpass", "--variant", longlist);
+}
+
+int main(void)
+{
+	test_accepted();
+	test_bad_input();
+	test_near_misses();
+	test_given_twice();
+	test_named_values();
+	test_closest();
+	test_rows_parse();
+	test_long_list();
 	return tap_done();
 }

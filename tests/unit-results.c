@@ -74,15 +74,11 @@ static void mutation(const char *what, const char *path, json_t *value)
 	json_decref(doc);
 }
 
-int main(void)
+static void test_round_trip(const char *dir, const json_t *doc)
 {
-	char dir[] = "/tmp/mmt-results-XXXXXX", path[512], err[512];
-	json_t *doc = good_doc(), *back;
-	FILE *f;
-	int entries;
+	char path[512], err[512];
+	json_t *back;
 
-	if (!mkdtemp(dir))
-		abort();
 	tap_ok(!mmt_results_validate(doc, err, sizeof(err)), "fixture document is valid");
 	snprintf(path, sizeof(path), "%s/r.json", dir);
 	tap_ok(!mmt_results_write_atomic(doc, path, err, sizeof(err)), "atomic write succeeds");
@@ -90,7 +86,10 @@ int main(void)
 	back = mmt_results_load(path, err, sizeof(err));
 	tap_ok(back && json_equal(doc, back), "round trip: what is read back equals what was written");
 	json_decref(back);
+}
 
+static void test_mutations(void)
+{
 	mutation("no schema_version", "schema_version", NULL);
 	mutation("future schema_version", "schema_version", json_integer(2));
 	mutation("runs not an array", "runs", json_object());
@@ -111,6 +110,12 @@ int main(void)
 	mutation("run seed negative", "runs.0.seed", json_string("-1"));
 	mutation("run seed with a leading zero", "runs.0.seed", json_string("01"));
 	mutation("run seed empty", "runs.1.seed", json_string(""));
+}
+
+static void test_unreadable_files(const char *dir)
+{
+	char path[512], err[512];
+	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/truncated.json", dir);
 	f = fopen(path, "w");
@@ -121,6 +126,14 @@ int main(void)
 	       "truncated file refused: %s", err);
 	snprintf(path, sizeof(path), "%s/missing.json", dir);
 	tap_ok(!mmt_results_load(path, err, sizeof(err)), "missing file refused: %s", err);
+}
+
+/* Where the output may not go is refused before any run, and checking
+ * creates nothing. */
+static void test_check_path(const char *dir)
+{
+	char err[512], link[600], longname[600];
+	int entries;
 
 	tap_ok(mmt_results_check_path("/nonexistent-dir/x.json", err, sizeof(err)) == -1 &&
 		       strstr(err, "does not exist"),
@@ -131,75 +144,95 @@ int main(void)
 	tap_ok(mmt_results_check_path("/dev/null", err, sizeof(err)) == -1 &&
 		       strstr(err, "is a character device, not a regular file"),
 	       "a device node is never replaced: %s", err);
-	{
-		char link[600];
-
-		snprintf(link, sizeof(link), "%s/link.json", dir);
-		tap_ok(!symlink("/dev/null", link) && mmt_results_check_path(link, err, sizeof(err)) == -1 &&
-			       strstr(err, "is a symlink"), "a symlink is never replaced: %s", err);
-		unlink(link);
-	}
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	tap_ok(!symlink("/dev/null", link) && mmt_results_check_path(link, err, sizeof(err)) == -1 &&
+		       strstr(err, "is a symlink"), "a symlink is never replaced: %s", err);
+	unlink(link);
 	/* root is refused by the file system, anyone else by the mode first */
 	tap_ok(mmt_results_check_path("/proc/x.json", err, sizeof(err)) == -1 &&
 		       (strstr(err, "cannot create files in /proc") || strstr(err, "directory /proc is not writable")),
 	       "/proc refused up front: %s", err);
 	tap_ok(mmt_results_check_path("/sys/kernel/x.json", err, sizeof(err)) == -1 &&
 		       strstr(err, "/sys/kernel"), "/sys refused up front: %s", err);
-	{
-		char longname[600];
-
-		snprintf(longname, sizeof(longname), "%s/%0300d.json", dir, 0);
-		tap_ok(mmt_results_check_path(longname, err, sizeof(err)) == -1 &&
-			       strstr(err, "the name is 305 characters"), "a name too long refused up front: %s", err);
-	}
+	snprintf(longname, sizeof(longname), "%s/%0300d.json", dir, 0);
+	tap_ok(mmt_results_check_path(longname, err, sizeof(err)) == -1 &&
+		       strstr(err, "the name is 305 characters"), "a name too long refused up front: %s", err);
 	tap_is_int(count_entries(dir), entries, "the checks left nothing behind");
-	{
-		/* A file that appears at the target while the runs go on and is
-		 * not a regular file is not replaced either. */
-		struct mmt_results_writer w;
-		json_t *frame = json_deep_copy(doc);
-		char fifo[600];
+}
 
-		snprintf(fifo, sizeof(fifo), "%s/late.json", dir);
-		json_object_del(frame, "runs");
-		json_object_set_new(json_object_get(frame, "summary"), "runs", json_integer(0));
-		tap_ok(!mmt_results_open(&w, fifo, err, sizeof(err)) && !mkfifo(fifo, 0600) &&
-			       mmt_results_finish(&w, frame, err, sizeof(err)) == -1 && strstr(err, "FIFO"),
-		       "a FIFO that appeared meanwhile is not replaced: %s", err);
-		unlink(fifo);
-		json_decref(frame);
-	}
+/* A file that appears at the target while the runs go on and is not a
+ * regular file is not replaced either. */
+static void test_late_fifo(const char *dir, const json_t *doc)
+{
+	struct mmt_results_writer w;
+	json_t *frame = json_deep_copy(doc);
+	char err[512], fifo[600];
+	int entries = count_entries(dir);
+
+	snprintf(fifo, sizeof(fifo), "%s/late.json", dir);
+	json_object_del(frame, "runs");
+	json_object_set_new(json_object_get(frame, "summary"), "runs", json_integer(0));
+	tap_ok(!mmt_results_open(&w, fifo, err, sizeof(err)) && !mkfifo(fifo, 0600) &&
+		       mmt_results_finish(&w, frame, err, sizeof(err)) == -1 && strstr(err, "FIFO"),
+	       "a FIFO that appeared meanwhile is not replaced: %s", err);
+	unlink(fifo);
+	json_decref(frame);
 	tap_is_int(count_entries(dir), entries, "... and its temp file is gone");
-	{
-		/* 100,000 records through the writer: memory stays where it was
-		 * after the first thousand (the writer keeps none of them). */
-		struct mmt_results_writer w;
-		const json_t *rec = json_array_get(json_object_get(doc, "runs"), 0);
-		struct rusage ru;
-		long first = 0;
-		int ok = 1;
+}
 
-		snprintf(path, sizeof(path), "%s/many.json", dir);
-		ok = !mmt_results_open(&w, path, err, sizeof(err));
-		for (int i = 0; i < 100000 && ok; i++) {
-			ok = !mmt_results_add_run(&w, rec, err, sizeof(err));
-			if (i == 1000) {
-				getrusage(RUSAGE_SELF, &ru);
-				first = ru.ru_maxrss;
-			}
+/* 100,000 records through the writer: memory stays where it was after
+ * the first thousand (the writer keeps none of them). */
+static void test_many_records(const char *dir, const json_t *doc)
+{
+	struct mmt_results_writer w;
+	const json_t *rec = json_array_get(json_object_get(doc, "runs"), 0);
+	struct rusage ru;
+	char path[512], err[512];
+	long first = 0;
+	int ok = 1;
+
+	snprintf(path, sizeof(path), "%s/many.json", dir);
+	ok = !mmt_results_open(&w, path, err, sizeof(err));
+	for (int i = 0; i < 100000 && ok; i++) {
+		ok = !mmt_results_add_run(&w, rec, err, sizeof(err));
+		if (i == 1000) {
+			getrusage(RUSAGE_SELF, &ru);
+			first = ru.ru_maxrss;
 		}
-		getrusage(RUSAGE_SELF, &ru);
-		mmt_results_abandon(&w);
-		tap_ok(ok && ru.ru_maxrss - first < 1024,
-		       "100,000 records streamed: peak memory +%ld KiB after the first 1000", ru.ru_maxrss - first);
 	}
+	getrusage(RUSAGE_SELF, &ru);
+	mmt_results_abandon(&w);
+	tap_ok(ok && ru.ru_maxrss - first < 1024,
+	       "100,000 records streamed: peak memory +%ld KiB after the first 1000", ru.ru_maxrss - first);
+}
+
+static void test_write_missing_dir(const char *dir, const json_t *doc)
+{
+	char path[512], err[512];
+
 	snprintf(path, sizeof(path), "%s/sub/r.json", dir);
 	tap_ok(mmt_results_write_atomic(doc, path, err, sizeof(err)) == -1,
 	       "write into a missing directory fails cleanly");
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/mmt-results-XXXXXX", cmd[512];
+	json_t *doc = good_doc();
+
+	if (!mkdtemp(dir))
+		abort();
+	test_round_trip(dir, doc);
+	test_mutations();
+	test_unreadable_files(dir);
+	test_check_path(dir);
+	test_late_fifo(dir, doc);
+	test_many_records(dir, doc);
+	test_write_missing_dir(dir, doc);
 
 	json_decref(doc);
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	if (system(path))
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
 		abort();
 	return tap_done();
 }

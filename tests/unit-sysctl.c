@@ -85,37 +85,56 @@ static int child(int how)
 	return status;
 }
 
-int main(void)
+/* A fake /proc/sys under a fresh directory, numa_balancing at 0. */
+static int make_fake_root(void)
 {
-	char err[512];
-	int st;
+	char cmd[256];
 
 	snprintf(top, sizeof(top), "/tmp/mmt-unit-sysctl.XXXXXX");
 	if (!mkdtemp(top))
-		return 1;
+		return -1;
 	snprintf(nb, sizeof(nb), "%s/proc/sys/kernel/numa_balancing", top);
 	snprintf(dir, sizeof(dir), "%s/run/mmtorture", top);
 	snprintf(journal, sizeof(journal), "%s/journal", dir);
-	{
-		char cmd[256];
-
-		snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/sys/kernel %s/run", top, top);
-		if (system(cmd))
-			return 1;
-	}
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/sys/kernel %s/run", top, top);
+	if (system(cmd))
+		return -1;
 	put(nb, "0\n");
 	setenv("MMT_SYSCTL_ROOT", top, 1);
+	return 0;
+}
+
+static int remove_fake_root(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
+	return system(cmd) ? -1 : 0;
+}
+
+/* Every way out that runs a handler restores. */
+static void test_exit_paths(void)
+{
+	static const int sigs[] = { SIGQUIT, SIGABRT, SIGBUS, SIGUSR1, SIGALRM, SIGPIPE, SIGSEGV, SIGTERM };
+	int st;
 
 	st = child(0);
 	tap_ok(WIFEXITED(st) && WEXITSTATUS(st) == 3 && !strcmp(get(nb), "0") && access(journal, F_OK),
 	       "exit(3) after a change: restored (%s), journal gone", get(nb));
 
-	static const int sigs[] = { SIGQUIT, SIGABRT, SIGBUS, SIGUSR1, SIGALRM, SIGPIPE, SIGSEGV, SIGTERM };
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		st = child(sigs[i]);
 		tap_ok(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i] && !strcmp(get(nb), "0"),
 		       "%s: died of it, restored (%s)", strsignal(sigs[i]), get(nb));
 	}
+}
+
+/* SIGKILL runs no handler: the journal it leaves is repaired by the next run. */
+static void test_dead_run_repaired(void)
+{
+	char err[512];
+	json_t *j;
+	int st;
 
 	st = child(SIGKILL);
 	tap_ok(WIFSIGNALED(st) && !strcmp(get(nb), "1") && !access(journal, F_OK),
@@ -126,46 +145,50 @@ int main(void)
 		       !strcmp(get(nb), "1"), "a later change finds the dead run's journal, sets 1");
 	mmt_sysctl_restore_all();
 	tap_is_str(get(nb), "0", "... and restores the machine's own value, not the dead run's");
-	{
-		json_t *j = mmt_sysctl_journal_json();
-
-		tap_is_str(json_string_value(json_object_get(j, "status")), "repaired",
-			   "metadata: status repaired");
-		tap_is_int((long long)json_array_size(json_object_get(j, "repairs")), 1, "metadata: one repair");
-		json_decref(j);
-	}
+	j = mmt_sysctl_journal_json();
+	tap_is_str(json_string_value(json_object_get(j, "status")), "repaired",
+		   "metadata: status repaired");
+	tap_is_int((long long)json_array_size(json_object_get(j, "repairs")), 1, "metadata: one repair");
+	json_decref(j);
 
 	/* A torn last entry (died mid-write) changed nothing: ignored. */
 	put(journal, "mmtorture-sysctl-journal 1 pid 4242\nset /proc/sys/kernel/numa_balancing 30");
 	chmod(journal, 0600);
 	tap_ok(mmt_sysctl_repair(stdout, err, sizeof(err)) == MMT_REPAIR_DONE && access(journal, F_OK),
 	       "a torn entry is ignored and the journal dropped");
+}
 
-	/* A journal may only write sysctls. */
-	{
-		char line[512], victim[128];
+/* A journal may only write sysctls. */
+static void test_journal_refused(void)
+{
+	char err[512], line[512], victim[128];
 
-		snprintf(victim, sizeof(victim), "%s/victim", top);
-		put(victim, "keep\n");
-		snprintf(line, sizeof(line), "mmtorture-sysctl-journal 1 pid 4242\nset %s 300a\n", victim);
-		put(journal, line);
-		chmod(journal, 0600);
-		tap_ok(mmt_sysctl_repair(stdout, err, sizeof(err)) == MMT_REPAIR_FAILED &&
-			       strstr(err, "not a sysctl or module parameter") && !strcmp(get(victim), "keep"),
-		       "a journal naming a file outside /proc/sys is refused: %s", err);
-		snprintf(line, sizeof(line), "mmtorture-sysctl-journal 1 pid 4242\nset %s/proc/sys/../../victim 300a\n", top);
-		put(journal, line);
-		tap_ok(mmt_sysctl_repair(stdout, err, sizeof(err)) == MMT_REPAIR_FAILED && !strcmp(get(victim), "keep"),
-		       "... and one climbing out with '..': %s", err);
-		chmod(journal, 0644);
-		tap_ok(mmt_sysctl_repair(stdout, err, sizeof(err)) == MMT_REPAIR_FAILED && strstr(err, "open to other users"),
-		       "a journal others can read is refused: %s", err);
-		unlink(journal);
-		if (symlink(victim, journal) == 0)
-			tap_ok(mmt_sysctl_repair(stdout, err, sizeof(err)) == MMT_REPAIR_FAILED && strstr(err, "symlink"),
-			       "a journal that is a symlink is refused: %s", err);
-		unlink(journal);
-	}
+	snprintf(victim, sizeof(victim), "%s/victim", top);
+	put(victim, "keep\n");
+	snprintf(line, sizeof(line), "mmtorture-sysctl-journal 1 pid 4242\nset %s 300a\n", victim);
+	put(journal, line);
+	chmod(journal, 0600);
+	tap_ok(mmt_sysctl_repair(stdout, err, sizeof(err)) == MMT_REPAIR_FAILED &&
+		       strstr(err, "not a sysctl or module parameter") && !strcmp(get(victim), "keep"),
+	       "a journal naming a file outside /proc/sys is refused: %s", err);
+	snprintf(line, sizeof(line), "mmtorture-sysctl-journal 1 pid 4242\nset %s/proc/sys/../../victim 300a\n", top);
+	put(journal, line);
+	tap_ok(mmt_sysctl_repair(stdout, err, sizeof(err)) == MMT_REPAIR_FAILED && !strcmp(get(victim), "keep"),
+	       "... and one climbing out with '..': %s", err);
+	chmod(journal, 0644);
+	tap_ok(mmt_sysctl_repair(stdout, err, sizeof(err)) == MMT_REPAIR_FAILED && strstr(err, "open to other users"),
+	       "a journal others can read is refused: %s", err);
+	unlink(journal);
+	if (symlink(victim, journal) == 0)
+		tap_ok(mmt_sysctl_repair(stdout, err, sizeof(err)) == MMT_REPAIR_FAILED && strstr(err, "symlink"),
+		       "a journal that is a symlink is refused: %s", err);
+	unlink(journal);
+}
+
+static void test_state_dir_owner(void)
+{
+	char err[512];
+
 	if (geteuid() == 0) {
 		tap_ok(!chown(dir, 65534, 65534) &&
 			       mmt_sysctl_set("/proc/sys/kernel/numa_balancing", "1", err, sizeof(err)) &&
@@ -176,44 +199,64 @@ int main(void)
 		tap_ok(1, "# SKIP ownership needs root");
 		tap_ok(1, "# SKIP ownership needs root");
 	}
-	{
-		/* mmrace sets and restores once per run: nothing may pile up. */
-		int before = count_fds(), ok = 1;
+}
 
-		for (int i = 0; i < 50 && ok; i++) {
-			ok = !mmt_sysctl_set("/proc/sys/kernel/numa_balancing", "1", err, sizeof(err));
-			mmt_sysctl_restore_all();
-		}
-		tap_ok(ok && count_fds() == before && !strcmp(get(nb), "0"),
-		       "50 set/restore cycles: no descriptor left open (%d before, %d after)", before, count_fds());
+/* mmrace sets and restores once per run: nothing may pile up. */
+static void test_no_fd_left(void)
+{
+	char err[512];
+	int before = count_fds(), ok = 1;
+
+	for (int i = 0; i < 50 && ok; i++) {
+		ok = !mmt_sysctl_set("/proc/sys/kernel/numa_balancing", "1", err, sizeof(err));
+		mmt_sysctl_restore_all();
 	}
+	tap_ok(ok && count_fds() == before && !strcmp(get(nb), "0"),
+	       "50 set/restore cycles: no descriptor left open (%d before, %d after)", before, count_fds());
+}
+
+static void test_only_sysctls(void)
+{
+	char err[512];
+
 	tap_ok(mmt_sysctl_set("/etc/passwd", "x", err, sizeof(err)) && strstr(err, "not a sysctl"),
 	       "only /proc/sys files and module parameters are changed: %s", err);
-	{
-		/* A forked child (mmrace's migrator) that dies of a signal leaves
-		 * its parent's values alone. */
-		pid_t pid;
-		int st2;
+}
 
-		mmt_sysctl_guard_signals();
-		tap_ok(!mmt_sysctl_set("/proc/sys/kernel/numa_balancing", "1", err, sizeof(err)), "set in the parent");
-		pid = fork();
-		if (!pid) {
-			raise(SIGTERM);
-			_exit(1);
-		}
-		waitpid(pid, &st2, 0);
-		tap_ok(WIFSIGNALED(st2) && !strcmp(get(nb), "1") && !access(journal, F_OK),
-		       "a child killed by a signal restores nothing of its parent's (%s)", get(nb));
-		mmt_sysctl_restore_all();
-		tap_is_str(get(nb), "0", "the parent restores its own");
-	}
-	{
-		char cmd[128];
+/* A forked child (mmrace's migrator) that dies of a signal leaves its
+ * parent's values alone. */
+static void test_child_leaves_parent(void)
+{
+	char err[512];
+	pid_t pid;
+	int st;
 
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
-		if (system(cmd))
-			return 1;
+	mmt_sysctl_guard_signals();
+	tap_ok(!mmt_sysctl_set("/proc/sys/kernel/numa_balancing", "1", err, sizeof(err)), "set in the parent");
+	pid = fork();
+	if (!pid) {
+		raise(SIGTERM);
+		_exit(1);
 	}
+	waitpid(pid, &st, 0);
+	tap_ok(WIFSIGNALED(st) && !strcmp(get(nb), "1") && !access(journal, F_OK),
+	       "a child killed by a signal restores nothing of its parent's (%s)", get(nb));
+	mmt_sysctl_restore_all();
+	tap_is_str(get(nb), "0", "the parent restores its own");
+}
+
+int main(void)
+{
+	if (make_fake_root())
+		return 1;
+	test_exit_paths();
+	test_dead_run_repaired();
+	test_journal_refused();
+	test_state_dir_owner();
+	test_no_fd_left();
+	test_only_sysctls();
+	test_child_leaves_parent();
+	if (remove_fake_root())
+		return 1;
 	return tap_done();
 }
