@@ -17,7 +17,7 @@
   scripts/compare --variants RESULTS...
       Within one result set, per host, scenario, placement and threads:
       each variant's median ns/op (net of the loop where the scenario measures it) with its
-      95% interval and n, then the ratios hand-rolled : liburcu : C11,
+      95% interval and n, then the ratios hand-rolled : liburcu : ck : C11,
       paired by repeat (the variants of one repeat run interleaved).
 
   scripts/compare --hosts RESULTS...

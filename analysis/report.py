@@ -5,7 +5,7 @@
 RESULTS are files or directories, from one host or many: hosts are never
 pooled, each gets its own section.  Per host, scenario and placement: each
 variant's median with its 95% interval, every run as a point, and the
-ratios hand-rolled : liburcu : C11 with intervals; round-trip latency;
+ratios hand-rolled : liburcu : ck : C11 with intervals; round-trip latency;
 witness rates; the kernel's activity; each counter in its own plot; the
 history of every headline metric when the results span several runs in
 time; with --baseline, the comparison against it.  The Markdown summary
@@ -31,7 +31,7 @@ import stats as S  # noqa: E402
 import svg  # noqa: E402
 from importlib.machinery import SourceFileLoader  # noqa: E402
 
-COLOURS = {"hand-rolled": "#3465a4", "liburcu": "#4e9a06", "C11": "#ce5c00", "injected": "#cc0000",
+COLOURS = {"hand-rolled": "#3465a4", "liburcu": "#4e9a06", "ck": "#c4a000", "C11": "#ce5c00", "injected": "#cc0000",
            "unordered": "#888a85", "lock": "#8f5902", "kernel": "#5c3566", "other": "#75507b"}
 # Families whose variants are primitives measured against each other; a
 # scenario of only "kernel" (and injected) variants exercises the kernel.
@@ -64,8 +64,8 @@ def ratio_table(scenario, by_var, get, metric):
             what += " (ns difference: the reference costs ~0)"
         out.append(f"<tr><td>{esc(what)}</td>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")
         md.append(f"| {what} | " + " | ".join(cells) + " |")
-    out.append("</table><p class=\"note\">Ratios of the metric above to the first present of hand-rolled, "
-               "liburcu, C11 (1 = same cost, above 1 costs more), paired by repeat, median with its 95% "
+    out.append("</table><p class=\"note\">Ratios of the metric above to the first present of "
+               f"{', '.join(P.FAMILIES)} (1 = same cost, above 1 costs more), paired by repeat, median with its 95% "
                "interval (the range, with its real coverage, below 6 repeats).</p>")
     return "\n".join(out), md
 
@@ -193,7 +193,7 @@ def host_section(label, runs, md):
         for v, _c, vals, (med, lo, hi, cover) in plot_rows(by_var, get):
             md.append(f"| {v} | {len(vals)} | {svg.fmt(med)} [{svg.fmt(lo)}, {svg.fmt(hi)}] |")
         if rmd:
-            md.append("\n| ratio | " + " | ".join(P.FAMILIES) + " |\n|---|---|---|---|")
+            md.append("\n| ratio | " + " | ".join(P.FAMILIES) + " |\n|---" + "|---" * len(P.FAMILIES) + "|")
             md += rmd
         md.append("")
     parts.append("</section>")

@@ -35,12 +35,15 @@ static json_t *arch_names(unsigned mask)
 
 static json_t *variant_json(const struct mmt_variant *var)
 {
-	return json_pack("{s:s,s:s,s:s,s:o,s:b,s:o,s:s,s:o,s:o}", "name", var->name, "help", var->help,
+	const char *not_built = mmt_family_not_built(var->family);
+
+	return json_pack("{s:s,s:s,s:s,s:o,s:b,s:o,s:s,s:o,s:o,s:o}", "name", var->name, "help", var->help,
 			 "expectation", expectation(var), "forbidden_on", arch_names(var->forbidden_on),
 			 "injected", var->injected, "threads", var->threads ? json_integer(var->threads) : json_null(),
 			 "family", mmt_family_name(var->family),
 			 "compares", var->compares ? json_string(var->compares) : json_null(),
-			 "hunts", var->hunts ? json_string(var->hunts) : json_null());
+			 "hunts", var->hunts ? json_string(var->hunts) : json_null(),
+			 "not_built", not_built ? json_string(not_built) : json_null());
 }
 
 /* All of sc's variants, or the nr given as indexes into sc->variants. */

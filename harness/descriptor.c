@@ -19,9 +19,16 @@ const unsigned mmt_nr_record_metrics = sizeof(mmt_record_metrics) / sizeof(mmt_r
 
 static const char *const family_names[MMT_NR_FAMILIES] = {
 	[MMT_FAMILY_UNDECLARED] = "undeclared", [MMT_FAMILY_HAND_ROLLED] = "hand-rolled",
-	[MMT_FAMILY_LIBURCU] = "liburcu", [MMT_FAMILY_C11] = "C11", [MMT_FAMILY_LOCK] = "lock",
+	[MMT_FAMILY_LIBURCU] = "liburcu", [MMT_FAMILY_CK] = "ck", [MMT_FAMILY_C11] = "C11",
+	[MMT_FAMILY_LOCK] = "lock",
 	[MMT_FAMILY_UNORDERED] = "unordered", [MMT_FAMILY_INJECTED] = "injected",
 	[MMT_FAMILY_KERNEL] = "kernel",
+};
+
+/* Families on a library configure may leave out (configure.ac's
+ * --with-ck): the reason a build without it gives for their variants. */
+static const char *const family_missing[MMT_NR_FAMILIES] = {
+	[MMT_FAMILY_CK] = "built without concurrencykit (libck-dev)",
 };
 
 static const char *const kind_names[MMT_NR_METRIC_KINDS] = {
@@ -32,6 +39,11 @@ static const char *const kind_names[MMT_NR_METRIC_KINDS] = {
 const char *mmt_family_name(enum mmt_family f)
 {
 	return (unsigned)f < MMT_NR_FAMILIES ? family_names[f] : "undeclared";
+}
+
+const char *mmt_family_not_built(enum mmt_family f)
+{
+	return (unsigned)f < MMT_NR_FAMILIES && !MMT_FAMILY_BUILT(f) ? family_missing[f] : NULL;
 }
 
 const char *mmt_metric_kind_name(enum mmt_metric_kind k)

@@ -88,14 +88,16 @@ static void list_scenarios(const struct mmt_cli *cli)
 		printf("  variants:\n");
 		for (unsigned v = 0; v < sc->nr_variants; v++) {
 			const struct mmt_variant *var = &sc->variants[v];
+			const char *not_built = mmt_family_not_built(var->family);
 			const char *tag = var->injected ? "injected fault"
 					  : (var->forbidden_on & mmt_this_arch()) ? "witness forbidden here"
 					  : var->no_expectation ? "expected: unknown"
 					  : "witness allowed here";
 
 			snprintf(prefix, sizeof(prefix), "    %-22s ", var->name);
-			snprintf(text, sizeof(text), "%s%s%s [%s]", var->help, var->hunts ? ". Hunts " : "",
-				 var->hunts ? var->hunts : "", tag);
+			snprintf(text, sizeof(text), "%s%s%s [%s%s%s]", var->help, var->hunts ? ". Hunts " : "",
+				 var->hunts ? var->hunts : "", tag, not_built ? "; skipped: " : "",
+				 not_built ? not_built : "");
 			mmt_term_wrap(stdout, width, prefix, hang, text);
 		}
 		if (sc->nr_options)
@@ -318,6 +320,12 @@ static int plan_one(const struct mmt_topology *topo, const struct mmt_cli *cli, 
 		    const struct mmt_variant *v, const struct mmt_placement *pl, unsigned *threads, int *cpus,
 		    int *mem_node, char *why, size_t len)
 {
+	const char *not_built = mmt_family_not_built(v->family);
+
+	if (not_built) {
+		snprintf(why, len, "%s", not_built);
+		return 1;
+	}
 	if (mmt_needs_unmet(sc, why, len) ||
 	    plan_threads(topo, sc, pl, !v->threads && !cli->threads, threads, cpus, why, len))
 		return 1;

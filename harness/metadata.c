@@ -20,6 +20,9 @@
 #ifndef MMT_URCU_VERSION
 #define MMT_URCU_VERSION "unknown"
 #endif
+#ifdef MMT_HAVE_CK
+#include <ck_md.h>	/* CK_VERSION: the headers the ck variants were built from */
+#endif
 
 #ifdef __clang__
 #define MMT_COMPILER "clang " __clang_version__
@@ -283,5 +286,10 @@ json_t *mmt_metadata_collect(int argc, char **argv, uint64_t seed, const struct 
 		"cpufreq_governor", file_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"),
 		"cpufreq_boost", cpufreq_boost(), "cmdline", file_line("/proc/cmdline")));
 	json_object_set_new(doc, "liburcu", loaded_urcu());
+#if defined(MMT_HAVE_CK) && defined(CK_VERSION)
+	json_object_set_new(doc, "ck_version", json_string(CK_VERSION));
+#else
+	json_object_set_new(doc, "ck_version", json_null());
+#endif
 	return doc;
 }

@@ -399,6 +399,12 @@ static int set_up(struct mmt_run *run, uint64_t duration_ns, struct mmt_run_outc
 	memset(out, 0, sizeof(*out));
 	out->end = MMT_END_DONE;
 	out->actual_mem_node = -1;
+	/* The plan skips these; their loops' library code is compiled out. */
+	if (mmt_family_not_built(run->variant->family)) {
+		snprintf(out->error, sizeof(out->error), "%s %s: %s", sc->name, run->variant->name,
+			 mmt_family_not_built(run->variant->family));
+		return -1;
+	}
 	run->cycles_per_ns = mmt_cycles_per_ns();
 	run->requested_ns = duration_ns;
 	run->shared_size = sc->shared_size ? sc->shared_size(run) : 0;

@@ -37,12 +37,13 @@
 #define MMT_ARCH_ALL (MMT_ARCH_X86_64 | MMT_ARCH_AARCH64 | MMT_ARCH_GENERIC)
 unsigned mmt_this_arch(void);
 
-/* What a variant is built from, for the hand-rolled : liburcu : C11
+/* What a variant is built from, for the hand-rolled : liburcu : ck : C11
  * tables and the reports' colours.  Every variant declares one. */
 enum mmt_family {
 	MMT_FAMILY_UNDECLARED,	/* refused by the catalogue's tests */
 	MMT_FAMILY_HAND_ROLLED,	/* this project's per-arch primitives */
 	MMT_FAMILY_LIBURCU,
+	MMT_FAMILY_CK,		/* concurrencykit: optional, see mmt_family_not_built */
 	MMT_FAMILY_C11,
 	MMT_FAMILY_LOCK,	/* a lock instead of ordering */
 	MMT_FAMILY_UNORDERED,	/* no ordering at all: the baseline */
@@ -51,6 +52,20 @@ enum mmt_family {
 	MMT_NR_FAMILIES
 };
 const char *mmt_family_name(enum mmt_family f);
+/* Why this build has no variant of family f (configure found no library
+ * for it): such a variant is skipped with this reason, --list says so, and
+ * its loops are never started (their code for the library is compiled
+ * out); NULL: the family is built. */
+const char *mmt_family_not_built(enum mmt_family f);
+#ifdef MMT_HAVE_CK
+#define MMT_CK_BUILT 1
+#else
+#define MMT_CK_BUILT 0
+#endif
+/* The same as a constant, for a variant's loops: one whose family is not
+ * built returns at once (its library code is compiled out, and the runner
+ * never starts it), so no half loop is left behind to warn about. */
+#define MMT_FAMILY_BUILT(f) ((f) != MMT_FAMILY_CK || MMT_CK_BUILT)
 
 struct mmt_variant {
 	const char *name;

@@ -30,6 +30,13 @@
 #include <urcu/arch.h>
 #include <urcu/pointer.h>
 #include <urcu/system.h>
+#ifdef MMT_HAVE_CK
+/* concurrencykit's fences and accesses, where configure found libck-dev;
+ * the ck variants are skipped elsewhere.  The fences are inline asm
+ * chosen by ck_md.h's memory model (TSO on x86-64: load and store fences
+ * are compiler barriers, ck_pr_fence_memory an mfence). */
+#include <ck_pr.h>
+#endif
 
 #include "arch/barrier.h"
 #include "clock.h"
@@ -59,6 +66,12 @@
 	  "liburcu rcu_assign_pointer()/rcu_dereference() of a pointer to the payload")                \
 	X(URCU_MB, "urcu-mb", MMT_ARCH_ALL, LIBURCU, "full barrier both sides",                        \
 	  "liburcu cmm_smp_mb() on both sides (mfence on x86-64 in liburcu 0.13)")                     \
+	X(CK_FENCE, "ck-fence", MMT_ARCH_ALL, CK, "wmb/rmb publication",                               \
+	  "concurrencykit ck_pr_store_64/ck_pr_load_64 with ck_pr_fence_store() before publishing, ck_pr_fence_load() after reading") \
+	X(CK_RELEASE_ACQUIRE, "ck-release-acquire", MMT_ARCH_ALL, CK, "release/acquire publication",   \
+	  "concurrencykit ck_pr_fence_release() before ck_pr_store_64, ck_pr_fence_acquire() after ck_pr_load_64") \
+	X(CK_FENCE_MEMORY, "ck-fence-memory", MMT_ARCH_ALL, CK, "full barrier both sides",             \
+	  "concurrencykit ck_pr_fence_memory() on both sides (mfence on x86-64, dmb ish on aarch64)")  \
 	X(C11_RELEASE_ACQUIRE, "c11-release-acquire", MMT_ARCH_ALL, C11, "release/acquire publication", \
 	  "C11 atomic_store_explicit(release)/atomic_load_explicit(acquire)")                          \
 	X(C11_SEQ_CST, "c11-seq-cst", MMT_ARCH_ALL, C11, "full barrier both sides",                    \
@@ -206,6 +219,20 @@ publish(const int v, struct shared *s, struct payload_buf *b, uint64_t i)
 		cmm_smp_mb();
 		CMM_STORE_SHARED(s->token, i);
 		break;
+#ifdef MMT_HAVE_CK
+	case V_CK_FENCE:
+		ck_pr_fence_store();
+		ck_pr_store_64(&s->token, i);
+		break;
+	case V_CK_RELEASE_ACQUIRE:
+		ck_pr_fence_release();
+		ck_pr_store_64(&s->token, i);
+		break;
+	case V_CK_FENCE_MEMORY:
+		ck_pr_fence_memory();
+		ck_pr_store_64(&s->token, i);
+		break;
+#endif
 	case V_C11_RELEASE_ACQUIRE:
 		atomic_store_explicit((_Atomic uint64_t *)&s->token, i, memory_order_release);
 		break;
@@ -263,6 +290,23 @@ published(const int v, struct shared *s, struct payload_buf *b, uint64_t i)
 			return false;
 		cmm_smp_mb();
 		return true;
+#ifdef MMT_HAVE_CK
+	case V_CK_FENCE:
+		if (ck_pr_load_64(&s->token) != i)
+			return false;
+		ck_pr_fence_load();
+		return true;
+	case V_CK_RELEASE_ACQUIRE:
+		if (ck_pr_load_64(&s->token) != i)
+			return false;
+		ck_pr_fence_acquire();
+		return true;
+	case V_CK_FENCE_MEMORY:
+		if (ck_pr_load_64(&s->token) != i)
+			return false;
+		ck_pr_fence_memory();
+		return true;
+#endif
 	case V_C11_RELEASE_ACQUIRE:
 		return atomic_load_explicit((_Atomic uint64_t *)&s->token, memory_order_acquire) == i;
 	case V_C11_SEQ_CST:
@@ -296,6 +340,8 @@ static inline __attribute__((always_inline)) void producer(const int v, struct m
 	const uint64_t delay = run->opt[OPT_BROKEN_DELAY];
 	uint64_t i;
 
+	if (!MMT_FAMILY_BUILT(variants[v].family))
+		return;	/* never started: mmt_family_not_built() */
 	for (i = 1; i <= last && !mmt_should_stop(); i++) {
 		struct payload_buf *b = p->buf[i & 1];
 		uint64_t t0;
@@ -360,6 +406,8 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct m
 	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX;
 	uint64_t seen[4096];
 
+	if (!MMT_FAMILY_BUILT(variants[v].family))
+		return;	/* never started: mmt_family_not_built() */
 	w->role = "consumer";
 	for (uint64_t i = 1; i <= last; i++) {
 		struct payload_buf *b = p->buf[i & 1];

@@ -26,6 +26,11 @@
  *   urcu-wfcq  cds_wfcq_enqueue / __cds_wfcq_dequeue_blocking
  *   urcu-lfq   cds_lfq_enqueue_rcu / cds_lfq_dequeue_rcu under
  *              rcu_read_lock; nodes reused after synchronize_rcu()
+ * concurrencykit (where configure found libck-dev; skipped elsewhere):
+ *   ck-spsc    ck_ring_enqueue_spsc / ck_ring_dequeue_spsc: a ring of
+ *              pointers, as ck_ring carries them, to the same pool of
+ *              nodes, recycled the same way (the consumer's dequeue
+ *              publishes its index before it has read the node)
  */
 #define URCU_INLINE_SMALL_FUNCTIONS
 #include <stdatomic.h>
@@ -35,6 +40,10 @@
 #include <urcu.h>
 #include <urcu/rculfqueue.h>
 #include <urcu/wfcqueue.h>
+
+#ifdef MMT_HAVE_CK
+#include <ck_ring.h>
+#endif
 
 #include "arch/barrier.h"
 #include "mix.h"
@@ -64,6 +73,9 @@
 	  queue_producer, queue_consumer) \
 	X(URCU_LFQ, "urcu-lfq", MMT_ARCH_ALL, LIBURCU, NULL, \
 	  "liburcu RCU lock-free queue (cds_lfq_*_rcu under rcu_read_lock, nodes reused after a grace period)", \
+	  queue_producer, queue_consumer) \
+	X(CK_SPSC, "ck-spsc", MMT_ARCH_ALL, CK, "SPSC queue", \
+	  "concurrencykit ck_ring SPSC ring of node pointers (ck_ring_enqueue_spsc / ck_ring_dequeue_spsc)", \
 	  queue_producer, queue_consumer) \
 	X(BROKEN, "broken-publish-first", 0, INJECTED, NULL, \
 	  "fault injection: head published before the batch is written; the checker must catch it", \
@@ -112,6 +124,10 @@ struct priv {
 	struct cds_wfcq_head wq_head __mmt_aligned;
 	struct cds_wfcq_tail wq_tail __mmt_aligned;
 	struct cds_lfq_queue_rcu lfq __mmt_aligned;
+#ifdef MMT_HAVE_CK
+	ck_ring_t ck __mmt_aligned;	/* its indices on lines of their own */
+	ck_ring_buffer_t *ck_buf;	/* ring-size slots, each a node pointer */
+#endif
 	uint64_t dropped;	/* broken-drop: items the producer lost */
 	/* consumer's findings */
 	uint64_t first_bad_index, first_bad_found;
@@ -149,6 +165,11 @@ static struct qnode *node_at(const struct priv *p, uint64_t n)
 	return (struct qnode *)(p->pool + (n & p->mask) * p->node_bytes);
 }
 
+static bool urcu_queue(const struct mmt_variant *v)
+{
+	return v == &variants[V_URCU_WFCQ] || v == &variants[V_URCU_LFQ];
+}
+
 static int ring_prepare(struct mmt_run *run)
 {
 	struct priv *p;
@@ -163,7 +184,7 @@ static int ring_prepare(struct mmt_run *run)
 	p->words = run->opt[OPT_ITEM_WORDS];
 	p->delay = run->opt[OPT_BROKEN_DELAY];
 	p->mix = mmt_mix64(run->seed);
-	if (run->variant == &variants[V_URCU_WFCQ] || run->variant == &variants[V_URCU_LFQ]) {
+	if (urcu_queue(run->variant) || run->variant == &variants[V_CK_SPSC]) {
 		p->node_bytes = (sizeof(struct qnode) + p->words * sizeof(uint64_t) + 63) / 64 * 64;
 		p->pool = aligned_alloc(MMT_PAD_BYTES, p->node_bytes * size);
 		if (!p->pool) {
@@ -171,9 +192,24 @@ static int ring_prepare(struct mmt_run *run)
 			return -1;
 		}
 		memset(p->pool, 0, p->node_bytes * size);
+	}
+	if (urcu_queue(run->variant)) {
 		cds_wfcq_init(&p->wq_head, &p->wq_tail);
 		cds_lfq_init_rcu(&p->lfq, call_rcu);
 	}
+#ifdef MMT_HAVE_CK
+	if (run->variant == &variants[V_CK_SPSC]) {
+		/* --ring-size slots hold ring-size - 1 pointers: one of the
+		 * pool's nodes may wait for a free slot (queue_producer). */
+		p->ck_buf = mmt_alloc_lines(size * sizeof(ck_ring_buffer_t));
+		if (!p->ck_buf) {
+			free(p->pool);
+			free(p);
+			return -1;
+		}
+		ck_ring_init(&p->ck, (unsigned int)size);
+	}
+#endif
 	run->priv = p;
 	return 0;
 }
@@ -353,7 +389,7 @@ static inline __attribute__((always_inline)) void ring_consumer(const int v, str
 	w->ops = tail;
 }
 
-/* ---- liburcu queues -------------------------------------------------------- */
+/* ---- queues of nodes: liburcu, concurrencykit ---------------------------- */
 
 static void queue_producer(const int v, struct mmt_worker *w)
 {
@@ -362,6 +398,8 @@ static void queue_producer(const int v, struct mmt_worker *w)
 	const uint64_t last = w->run->iterations ? w->run->iterations : UINT64_MAX;
 	uint64_t n = 0, released = 0;
 
+	if (!MMT_FAMILY_BUILT(variants[v].family))
+		return;	/* never started: mmt_family_not_built() */
 	if (v == V_URCU_LFQ)
 		rcu_register_thread();
 	while (n < last) {
@@ -382,6 +420,15 @@ static void queue_producer(const int v, struct mmt_worker *w)
 		if (v == V_URCU_WFCQ) {
 			cds_wfcq_node_init(&q->wfcq);
 			cds_wfcq_enqueue(&p->wq_head, &p->wq_tail, &q->wfcq);
+#ifdef MMT_HAVE_CK
+		} else if (v == V_CK_SPSC) {
+			/* Full (ring-size - 1 in flight): node n waits for a slot. */
+			while (!ck_ring_enqueue_spsc(&p->ck, p->ck_buf, q)) {
+				if (mmt_should_stop())
+					goto out;
+				mmt_track_poll(w, n);
+			}
+#endif
 		} else {
 			cds_lfq_node_init_rcu(&q->lfq);
 			rcu_read_lock();
@@ -393,6 +440,9 @@ static void queue_producer(const int v, struct mmt_worker *w)
 			break;
 		mmt_track_poll(w, n);
 	}
+#ifdef MMT_HAVE_CK
+out:
+#endif
 	if (v == V_URCU_LFQ)
 		rcu_unregister_thread();
 	w->ops = n;
@@ -409,6 +459,8 @@ static void queue_consumer(const int v, struct mmt_worker *w)
 	const uint64_t release_every = v == V_URCU_LFQ ? (p->size / 4 ? p->size / 4 : 1) : p->batch;
 	uint64_t n = 0, pending = 0;
 
+	if (!MMT_FAMILY_BUILT(variants[v].family))
+		return;	/* never started: mmt_family_not_built() */
 	w->role = "consumer";
 	if (v == V_URCU_LFQ)
 		rcu_register_thread();
@@ -419,6 +471,11 @@ static void queue_consumer(const int v, struct mmt_worker *w)
 			struct cds_wfcq_node *node = __cds_wfcq_dequeue_blocking(&p->wq_head, &p->wq_tail);
 
 			q = node ? caa_container_of(node, struct qnode, wfcq) : NULL;
+#ifdef MMT_HAVE_CK
+		} else if (v == V_CK_SPSC) {
+			if (!ck_ring_dequeue_spsc(&p->ck, p->ck_buf, &q))
+				q = NULL;
+#endif
 		} else {
 			struct cds_lfq_node_rcu *node;
 
@@ -522,7 +579,10 @@ static void ring_cleanup(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
 
-	if (p->pool) {
+#ifdef MMT_HAVE_CK
+	free(p->ck_buf);
+#endif
+	if (p->pool && urcu_queue(run->variant)) {
 		/* Drain what a stopped run left queued, so no node is in use. */
 		while (__cds_wfcq_dequeue_blocking(&p->wq_head, &p->wq_tail))
 			;
@@ -541,15 +601,15 @@ static void ring_cleanup(struct mmt_run *run)
 		cds_lfq_destroy_rcu(&p->lfq);
 		rcu_unregister_thread();
 		rcu_barrier(); /* the queue's dummy nodes are freed by call_rcu */
-		free(p->pool);
 	}
+	free(p->pool);
 	free(p);
 	run->priv = NULL;
 }
 
 static const struct mmt_scenario ring = {
 	.name = "ring",
-	.help = "SPSC queue: hand-rolled rings, C11 and liburcu queues, every item's sequence and checksum verified",
+	.help = "SPSC queue: hand-rolled rings, C11, liburcu queues and ck_ring, every item's sequence and checksum verified",
 	MMT_TABLE(variants, variants),
 	MMT_TABLE(options, options),
 	.min_threads = 2,

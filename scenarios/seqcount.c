@@ -9,6 +9,8 @@
  * Worker 0 writes a new version every --write-interval-ns; workers 1..N
  * read.  Sequence-count variants count reader retries; the others show what
  * the same protection costs with RCU, a reader-writer lock or a spinlock.
+ * ck uses concurrencykit's ck_sequence where configure found libck-dev (it
+ * is skipped elsewhere).
  */
 #define URCU_INLINE_SMALL_FUNCTIONS
 #include <pthread.h>
@@ -17,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <urcu.h>
+#ifdef MMT_HAVE_CK
+#include <ck_pr.h>
+#include <ck_sequence.h>
+#endif
 
 #include "arch/barrier.h"
 #include "clock.h"
@@ -34,6 +40,8 @@
 	  "C11 seqlock: relaxed data, release fence after the odd count, acquire fence before the re-check") \
 	X(URCU_RCU, "urcu-rcu", MMT_ARCH_ALL, LIBURCU, "reader protection",                            \
 	  "liburcu: readers rcu_dereference an immutable copy; the writer publishes a new one and synchronize_rcu()") \
+	X(CK, "ck", MMT_ARCH_ALL, CK, "reader protection",                                             \
+	  "concurrencykit ck_sequence_write_begin/end and ck_sequence_read_begin/retry, words by ck_pr_store_64/ck_pr_load_64") \
 	X(RWLOCK, "rwlock", MMT_ARCH_ALL, LOCK, NULL,                                                  \
 	  "pthread_rwlock, writer-preferring (readers would starve the writer otherwise)")             \
 	X(SPINLOCK, "spinlock", MMT_ARCH_ALL, LOCK, NULL, "pthread_spinlock around reads and writes")  \
@@ -59,6 +67,9 @@ struct record {
 
 struct shared {
 	uint64_t seq __mmt_aligned;
+#ifdef MMT_HAVE_CK
+	ck_sequence_t ck __mmt_aligned;	/* ck: its count, on a line of its own as seq */
+#endif
 	uint64_t words[512] __mmt_aligned;
 	struct record *gp __mmt_aligned;	/* urcu-rcu: the current copy */
 	unsigned readers_done __mmt_aligned;
@@ -147,6 +158,16 @@ static inline __attribute__((always_inline)) void write_version(const int v, str
 		atomic_store_explicit((_Atomic uint64_t *)&s->seq, c + 2, memory_order_release);
 		break;
 	}
+#ifdef MMT_HAVE_CK
+	case V_CK:
+		/* One writer: ck_sequence's "after a successful mutex
+		 * acquisition" holds without a mutex. */
+		ck_sequence_write_begin(&s->ck);
+		for (unsigned k = 0; k < p->words; k++)
+			ck_pr_store_64(&s->words[k], ver * (2 * k + 1));
+		ck_sequence_write_end(&s->ck);
+		break;
+#endif
 	case V_URCU_RCU: {
 		struct record *next = &p->copies[ver & 1];
 
@@ -177,6 +198,8 @@ static inline __attribute__((always_inline)) void writer(const int v, struct mmt
 	const unsigned readers = run->nr_workers - 1;
 	uint64_t ver = 0, next = mmt_cycles();
 
+	if (!MMT_FAMILY_BUILT(variants[v].family))
+		return;	/* never started: mmt_family_not_built() */
 	w->role = "writer";
 	while (!mmt_should_stop() && __atomic_load_n(&s->readers_done, __ATOMIC_ACQUIRE) < readers) {
 		mmt_track_poll(w, ver);
@@ -251,6 +274,19 @@ static inline __attribute__((always_inline)) uint64_t read_snapshot(const int v,
 			if (atomic_load_explicit((_Atomic uint64_t *)&s->seq, memory_order_relaxed) == c)
 				return retries;
 		}
+#ifdef MMT_HAVE_CK
+	case V_CK:
+		/* read_begin waits out an odd count itself, as begin() does;
+		 * a failed read_retry is the retry counted. */
+		for (;; retries++) {
+			unsigned int c = ck_sequence_read_begin(&s->ck);
+
+			for (unsigned k = 0; k < p->words; k++)
+				out[k] = ck_pr_load_64(&s->words[k]);
+			if (!ck_sequence_read_retry(&s->ck, c))
+				return retries;
+		}
+#endif
 	case V_URCU_RCU: {
 		struct record *r;
 
@@ -283,6 +319,8 @@ static inline __attribute__((always_inline)) void reader(const int v, struct mmt
 	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX;
 	uint64_t snap[512], n;
 
+	if (!MMT_FAMILY_BUILT(variants[v].family))
+		return;	/* never started: mmt_family_not_built() */
 	w->role = "reader";
 	if (v == V_URCU_RCU)
 		rcu_register_thread();
@@ -386,7 +424,7 @@ static void seqcount_cleanup(struct mmt_run *run)
 
 static const struct mmt_scenario seqcount = {
 	.name = "seqcount",
-	.help = "sequence counts: one writer, N readers check every snapshot; against RCU, rwlock and spinlock",
+	.help = "sequence counts (hand-rolled, C11, ck_sequence): one writer, N readers check every snapshot; against RCU, rwlock and spinlock",
 	MMT_TABLE(variants, variants),
 	MMT_TABLE(options, options),
 	.min_threads = 2,

@@ -50,14 +50,19 @@ for a in "$@"; do
 	esac
 done
 
-deb_pkgs="gcc make autoconf automake pkgconf libnuma-dev liburcu-dev libpfm4-dev libjansson-dev python3 python3-jsonschema"
+# libck-dev (concurrencykit) beside liburcu-dev: configure builds without
+# it, its variants then skipped with the reason (--without-ck to refuse it).
+deb_pkgs="gcc make autoconf automake pkgconf libnuma-dev liburcu-dev libck-dev libpfm4-dev libjansson-dev python3 python3-jsonschema"
 # Optional: used by tests when present (aarch64 cross-compile of the
 # barriers; scripts/numa-vm's emulated NUMA machines; kmod's depmod for
 # scripts/lava-artefacts' initramfs).
 deb_optional="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-system-x86 qemu-system-arm busybox-static cpio file kmod"
-rpm_pkgs="gcc make autoconf automake pkgconf-pkg-config numactl-devel userspace-rcu-devel libpfm-devel jansson-devel python3 python3-jsonschema"
+rpm_pkgs="gcc make autoconf automake pkgconf-pkg-config numactl-devel userspace-rcu-devel ck-devel libpfm-devel jansson-devel python3 python3-jsonschema"
 # Optional: the aarch64 cross build run under qemu-user (tests/aarch64.sh):
 # Debian's arm64 -dev packages through multiarch.
+# Not libck-dev:arm64: Debian marks it Multi-Arch: same, but its
+# /usr/include/ck_md.h (CK_MD_RMO) differs from amd64's (CK_MD_TSO), so
+# the two cannot be installed together; the aarch64 build goes without ck.
 cross_pkgs="libc6-dev:arm64 libnuma-dev:arm64 liburcu-dev:arm64 libpfm4-dev:arm64 libjansson-dev:arm64 qemu-user-static"
 
 deb_missing() {  # deb_missing PKG...: those not installed

@@ -3,7 +3,10 @@
 # arguments of the user's) works with every script: run-scenario runs the
 # in-place binary, setup's reconfigure for --enable-werror (scripts/check's)
 # keeps the user's arguments, build-aarch64 and numa-vm build from a copy
-# (automake refuses a second build of a configured source).  On a copy of
+# (automake refuses a second build of a configured source).  The user's
+# arguments include --without-ck: the build without concurrencykit, on a
+# machine that may have it, lists the ck variants and skips them with the
+# reason (exit 77 when they are all that is asked).  On a copy of
 # this source (make distdir), so the tree under test is left alone.  Its
 # builds and guest run at the suite's own priority: at nice 19, with
 # stress-ng --cpu 4 beside the suite, one compile took 5 minutes and the
@@ -14,23 +17,31 @@
 src="$scratch/src"
 make -C "$MMT_BUILDDIR" distdir distdir="$src" >"$scratch/distdir.out" 2>&1
 ok $? "a copy of the source (make distdir: $(find "$src" -type f | wc -l) files)"
-# The user's own arguments: an option and a precious variable.
-(cd "$src" && ./configure --disable-dependency-tracking CFLAGS='-O1 -g' >"$scratch/configure.out" 2>&1 &&
+# The user's own arguments: options and a precious variable.
+(cd "$src" && ./configure --disable-dependency-tracking --without-ck CFLAGS='-O1 -g' >"$scratch/configure.out" 2>&1 &&
 	make mmtorture >"$scratch/make.out" 2>&1)
-ok $? "./configure and make in the source directory itself ($(tail -n 1 "$scratch/configure.out"))"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '^  concurrencykit   no (--without-ck' "$scratch/configure.out"
+ok $? "./configure --without-ck and make in the source directory itself, the summary says so (exit $rc: $(grep concurrencykit "$scratch/configure.out"))"
 
-MMT_RESULTS_DIR="$scratch/results" "$src/run-scenario" msgpass --variant mb --duration 50ms --events none \
+MMT_RESULTS_DIR="$scratch/results" "$src/run-scenario" msgpass --variant mb,ck-fence --duration 50ms --events none \
 	>"$scratch/out" 2>"$scratch/err"
 rc=$?
 [ "$rc" -eq 0 ] && grep -q 'msgpass *mb' "$scratch/out" && [ ! -e "$src/build/mmtorture" ] &&
-	[ ! -e "$src/build/config.status" ]
-ok $? "run-scenario runs the in-place build, configures nothing else (exit $rc: $(tail -n 1 "$scratch/err"))"
+	[ ! -e "$src/build/config.status" ] &&
+	grep -q '^  msgpass ck-fence same-node: built without concurrencykit (libck-dev)$' "$scratch/out"
+ok $? "run-scenario runs the in-place build, configures nothing else; ck-fence skipped with the reason (exit $rc: $(tail -n 1 "$scratch/err"))"
+MMT_RESULTS_DIR="$scratch/results" "$src/run-scenario" seqcount --variant ck --events none >"$scratch/out" 2>&1
+rc=$?
+[ "$rc" -eq 77 ] && grep -q '^  seqcount ck same-node: built without concurrencykit (libck-dev)$' "$scratch/out"
+ok $? "without concurrencykit, a ck variant alone: skipped with the reason, exit 77 (exit $rc: $(grep 'seqcount ck' "$scratch/out"))"
 
 MMT_WERROR=1 "$src/scripts/setup" </dev/null >"$scratch/setup.out" 2>&1
 rc=$?
 cfg=$("$src/config.status" --config)
 [ "$rc" -eq 0 ] && printf '%s' "$cfg" | grep -q -- "--disable-dependency-tracking" &&
 	printf '%s' "$cfg" | grep -q -- "CFLAGS=-O1 -g" && printf '%s' "$cfg" | grep -q -- "--enable-werror" &&
+	printf '%s' "$cfg" | grep -q -- "--without-ck" &&
 	grep -q -- '-O1 -g' "$src/Makefile" && [ ! -e "$src/build/config.status" ]
 ok $? "setup's --enable-werror reconfigure (as scripts/check does) keeps the user's arguments, in place (exit $rc: $cfg)"
 

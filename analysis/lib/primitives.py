@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: MIT
-"""Which variants implement the same thing with hand-rolled, liburcu and
-C11 primitives: the rows of the hand-rolled : liburcu : C11 ratio tables.
+"""Which variants implement the same thing with hand-rolled, liburcu,
+concurrencykit (ck) and C11 primitives: the rows of the
+hand-rolled : liburcu : ck : C11 ratio tables.
 Each variant's descriptor declares its family and the row it joins
 ("compares", struct mmt_variant); this module only lays the rows out."""
 
 import catalogue
 
 # The ratio tables' columns, in order.
-FAMILIES = ("hand-rolled", "liburcu", "C11")
+FAMILIES = ("hand-rolled", "liburcu", "ck", "C11")
 
 
 def family(scenario, variant, injected=False):
@@ -19,8 +20,9 @@ def family(scenario, variant, injected=False):
 
 
 def triples(scenario, variants):
-    """[(what, hand, urcu, c11)] for the variants present (at least two of
-    three), one row per "compares" value, in the descriptor's order."""
+    """[(what, hand, urcu, ck, c11)] (one name per FAMILIES, None where
+    absent) for the variants present (at least two), one row per
+    "compares" value, in the descriptor's order."""
     rows = {}
     for v in catalogue.variant_order(scenario):
         decl = catalogue.variant(scenario, v)
@@ -35,8 +37,8 @@ NEGLIGIBLE_NS = 0.1
 
 
 def ratio_cells(names, vals, metric, paired_ratio_ci, alpha=0.05):
-    """One row of the hand-rolled : liburcu : C11 table.  names: the three
-    variants (None when absent); vals: variant -> {(file, repeat): value}.
+    """One row of the hand-rolled : liburcu : ck : C11 table.  names: one
+    variant per FAMILIES (None when absent); vals: variant -> {(file, repeat): value}.
     Each cell: 'variant ratio [lo, hi] (n=N)' paired by repeat against the
     first present variant, or a difference in ns when that one costs
     (next to) nothing."""
