@@ -16,6 +16,11 @@ lost write, error or hang fails it) and one per compared run group (a
 regression fails it; too few repeats skips it as UNDERPOWERED); a failure
 says how to reproduce it.
 
+--in-vm "OPTIONS" runs the night in one boot of scripts/numa-vm OPTIONS
+(e.g. --in-vm "--nodes 2"): every line inside the guest, results and
+logs brought back into the night's directory; the baseline is the guest's
+(its machine-id and hostname, from numa-vm --identity), never this host's.
+
 Exit: 0 all good; 1 a failure or a performance regression; 2 bad input
 (nothing is run); 3 internal error.
 """
@@ -119,13 +124,15 @@ class Plan:
 
     def __init__(self, text):
         self.runs = self.skipped = self.open_ended = 0
-        self.bound_s = self.open_bound_s = 0.0
+        self.bound_s = self.open_bound_s = self.max_bound_s = 0.0
         for ln in text.splitlines():
             if " skipped: " in ln:
                 self.skipped += 1
                 continue
             m = BOUND.search(ln)
             self.runs += 1
+            if m:
+                self.max_bound_s = max(self.max_bound_s, float(m.group(1)))
             if m and m.group(2):
                 self.open_ended += 1
                 self.open_bound_s = max(self.open_bound_s, float(m.group(1)))
@@ -377,6 +384,89 @@ def run_lines(runner, invocations, repeats, run_dir, plans):
     return docs, broken
 
 
+LINE_END = re.compile(r"^@@MMT-LINE (\d+) exit (\d+)@@$")
+
+
+def numa_vm():
+    """scripts/numa-vm of this tree (not installed: operations run from a checkout)."""
+    path = os.path.join(TOP, "ops", "numa-vm.sh")
+    if not os.path.isfile(path):
+        raise R.ResultsError("--in-vm needs scripts/numa-vm: run nightly from a source checkout")
+    return os.environ.get("MMT_NUMA_VM", path)
+
+
+def vm_identity(vm_opts):
+    """The guest's machine-id and hostname for these numa-vm options."""
+    proc = subprocess.run([numa_vm()] + vm_opts + ["--identity"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, errors="replace")
+    words = proc.stdout.split()
+    if proc.returncode != 0 or len(words) != 2:
+        msg = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else f"exit {proc.returncode}"
+        raise R.ResultsError(f"--in-vm: {msg}")
+    return words[0], words[1]
+
+
+def vm_timeout(plans):
+    """The guest's bound: every run's own (the harness calls a run past half
+    its duration and a second more INVALID, and stops open-ended ones at
+    their bound), plus five minutes to boot and bring the files back.  Runs
+    this host skips (cross-node on one node) may run in the guest: each
+    counts at its line's longest bound."""
+    return int(300 + sum(1.5 * (p.bound_s + p.skipped * p.max_bound_s) + (p.runs + p.skipped) * 1.0 +
+                         p.open_ended * p.open_bound_s for p in plans))
+
+
+def vm_script(invocations, repeats):
+    """One shell script for the guest: each line, its end marked with its exit."""
+    out = ["#!/bin/sh", "# scripts/nightly --in-vm: the suite's lines, one after the other"]
+    names = []
+    for i, line in enumerate(invocations):
+        name = f"{i:02d}-{line[0] if line else 'smoke'}.json"
+        args, _ = line_argv(line, repeats, name)
+        names.append((name, args))
+        out.append(f'mmtorture {" ".join(shlex.quote(a) for a in args)} --output "$MMT_RESULTS_DIR/{name}"')
+        out.append(f'echo "@@MMT-LINE {i} exit $?@@"')
+    return "\n".join(out) + "\n", names
+
+
+def run_lines_in_vm(vm_opts, invocations, repeats, run_dir, plans):
+    """All lines in one guest boot; as run_lines, with the guest's output
+    split into each line's log."""
+    text, names = vm_script(invocations, repeats)
+    path = os.path.join(run_dir, "in-vm.sh")
+    write(path, text)
+    cmd = [numa_vm()] + vm_opts + ["--timeout", str(vm_timeout(plans)), "--log",
+                                   os.path.join(run_dir, "console.log"), "--script", path]
+    print(f"in a guest: {' '.join(shlex.quote(c) for c in cmd)}", flush=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+                          env=dict(os.environ, MMT_RESULTS_DIR=run_dir))
+    write(os.path.join(run_dir, "numa-vm.log"), proc.stdout)
+    logs, ends, cur = [[] for _ in names], {}, 0
+    for ln in proc.stdout.splitlines():
+        m = LINE_END.match(ln)
+        if m:
+            ends[int(m.group(1))] = int(m.group(2))
+            cur = int(m.group(1)) + 1
+        elif cur < len(names):
+            logs[cur].append(ln)
+    docs, broken = [], []
+    for i, (name, args) in enumerate(names):
+        write(os.path.join(run_dir, f"{i:02d}.log"), "\n".join(logs[i]) + "\n")
+        out = os.path.join(run_dir, name)
+        rc = ends.get(i, proc.returncode)
+        print(f"[{i + 1}/{len(names)}] run-scenario {' '.join(args)}: "
+              f"{'exit ' + str(rc) if i in ends else 'did not finish in the guest'}", flush=True)
+        if i in ends and os.path.exists(out):
+            d = R.load(out)
+            d["_args"] = args
+            for r in d["runs"]:
+                r["_args"] = args
+            docs.append(d)
+        else:
+            broken.append((args, rc, "\n".join(logs[i]) or proc.stdout[-4000:]))
+    return docs, broken
+
+
 def main(argv):
     ap = cli.Parser("nightly", __doc__)
     ap.add_argument("suite", help="suite file (e.g. suites/nightly)")
@@ -393,15 +483,24 @@ def main(argv):
                          "when installed); e.g. build/mmtorture")
     ap.add_argument("--estimate", action="store_true",
                     help="check the suite and print how many runs it makes and about how long they take; run nothing")
+    ap.add_argument("--in-vm", metavar="OPTIONS",
+                    help="run the night in one scripts/numa-vm boot with these options (e.g. \"--nodes 2\"; "
+                         "\"\" for its defaults), against the guest's own baseline")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--min-delta", type=float, default=3.0, metavar="PCT")
     a = ap.parse_args(argv)
+    vm_opts = None
+    if a.in_vm is not None:
+        vm_opts = shlex.split(a.in_vm)
+        bad = [o for o in vm_opts if o in ("--script", "--", "--timeout", "--log", "--identity")]
+        if bad:
+            ap.error(f"--in-vm: {bad[0]} is nightly's to set")
     if a.repeats < 1 or a.keep < 1:
         ap.error("--repeats and --keep must be at least 1")
     invocations = read_suite(a.suite)
     suite = os.path.basename(a.suite)
     root = os.path.join(os.environ.get("MMT_RESULTS_DIR", os.path.join(TOP, "results")), "nightly")
-    hid, hname = local_host_id()
+    hid, hname = vm_identity(vm_opts) if vm_opts is not None else local_host_id()
     accepted = os.path.join(root, f"{suite}-accepted-{host_slug(hid, hname)}")
     base_dir = a.baseline or (accepted if os.path.isdir(accepted) else None)
     if a.baseline is not None and not os.path.isdir(a.baseline):
@@ -429,7 +528,10 @@ def main(argv):
     os.makedirs(run_dir)
     signal.signal(signal.SIGTERM, _stop_night)
     try:
-        docs, broken = run_lines(runner, invocations, a.repeats, run_dir, plans)
+        if vm_opts is not None:
+            docs, broken = run_lines_in_vm(vm_opts, invocations, a.repeats, run_dir, plans)
+        else:
+            docs, broken = run_lines(runner, invocations, a.repeats, run_dir, plans)
     except KeyboardInterrupt:
         # A night cut short is marked, and never becomes -latest.
         write(os.path.join(run_dir, "INTERRUPTED"), "this night was interrupted: not compared, not latest\n")

@@ -16,6 +16,9 @@
 #                  mmt_mutant.tlb_flush_pending=1)
 #   --log FILE     keep the guest's whole console there; on a failure it is
 #                  always kept (its path is printed)
+#   --identity     print the guest's machine-id and hostname for these
+#                  options and exit, booting nothing (scripts/nightly
+#                  --in-vm finds the guest's baseline by it)
 #   --script FILE  run a shell script in the guest instead of one command:
 #                  mmtorture and run-scenario are on its PATH, results go to
 #                  /results; its exit status is numa-vm's
@@ -47,7 +50,7 @@
 # harness's probe take minutes; shift=10 starves the guest kernel.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-nodes=2 cpus= mem=1024 kernel= arch=x86_64 kvm=0 timeout=600 append= keep_log= script= qemu_opts=
+nodes=2 cpus= mem=1024 kernel= arch=x86_64 kvm=0 timeout=600 append= keep_log= script= qemu_opts= identity=0
 
 die() { echo "numa-vm: $*" >&2; exit 2; }
 usage() { sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"; }
@@ -68,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--log) keep_log=${2:-}; [ -n "$keep_log" ] || die "--log needs a file name"; shift 2 ;;
 	--script) script=${2:-}; shift 2 ;;
 	--qemu-opts) [ $# -ge 2 ] || die "--qemu-opts needs its arguments in one word"; qemu_opts=$2; shift 2 ;;
+	--identity) identity=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) die "unknown argument '$1' (see scripts/numa-vm --help)" ;;
@@ -103,6 +107,18 @@ case " $qemu_opts " in
 	[ "$kvm" = 0 ] || die "--qemu-opts -icount needs TCG, not --kvm"
 	tcg_threads=single ;;
 esac
+# The guest's identity: a machine-id of its own, from this host's, the
+# architecture and the topology (results of guests on different machines
+# never pool), and a hostname that says what it is.
+guest_machine_id() {
+	host_id=$(cat /etc/machine-id 2>/dev/null || hostname)
+	printf '%s numa-vm %s %s %s\n' "$host_id" "$arch" "$nodes" "$cpus" | sha256sum | cut -c1-32
+}
+guest_hostname="mmt-vm-${arch}-${nodes}n${cpus}c"
+if [ "$identity" = 1 ]; then
+	echo "$(guest_machine_id) $guest_hostname"
+	exit 0
+fi
 case $append in *[\'\"\`\$\\]*) die "--append: quotes, backslashes and \$ are not passed to the kernel command line" ;; esac
 if [ -n "$script" ]; then
 	[ -r "$script" ] && [ -f "$script" ] || die "--script $script: not a readable file"
@@ -147,8 +163,7 @@ vm_root "$root"
 accel=TCG
 [ "$kvm" = 0 ] || accel=KVM
 mkdir -p "$root/etc"
-host_id=$(cat /etc/machine-id 2>/dev/null || hostname)
-printf '%s numa-vm %s %s %s\n' "$host_id" "$arch" "$nodes" "$cpus" | sha256sum | cut -c1-32 >"$root/etc/machine-id"
+guest_machine_id >"$root/etc/machine-id"
 echo "numa-vm $accel $arch, $nodes node(s), $cpus CPUs, on $(hostname)" >"$root/etc/mmtorture-vm"
 {
 	echo '#!/bin/busybox sh'
@@ -156,7 +171,7 @@ echo "numa-vm $accel $arch, $nodes node(s), $cpus CPUs, on $(hostname)" >"$root/
 	echo 'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev'
 	echo 'mount -t tmpfs tmp /tmp; mount -t tmpfs res /results'
 	echo 'mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null'
-	echo "hostname mmt-vm-${arch}-${nodes}n${cpus}c"
+	echo "hostname $guest_hostname"
 	echo 'echo "@@MMT-CMDLINE $(cat /proc/cmdline)@@"'
 	echo "echo \"@@MMT-NODES \$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)@@\""
 	echo 'echo "@@MMT-BEGIN@@"'
