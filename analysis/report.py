@@ -81,10 +81,10 @@ def plot_rows(by_var, get):
     return rows
 
 
-# The base-vs-new view's colours, by compare's mark ("not comparable": a
-# change past chance in a group whose CPUs sat differently).
+# The base-vs-new view's colours, by compare's mark (every row of a group
+# whose CPUs sat differently is NOT COMPARABLE, whatever its repeats).
 MARK_COLOURS = {"REGRESSION": "#cc0000", "improvement": "#4e9a06", "LOADED": "#c4a000",
-                "NOT COMPARABLE": "#75507b", "not comparable": "#75507b", "UNDERPOWERED": "#888a85", "": "#3465a4"}
+                "NOT COMPARABLE": "#75507b", "UNDERPOWERED": "#888a85", "": "#3465a4"}
 # Marks that give no answer: too few repeats, or nothing moved past chance.
 NO_VERDICT = ("UNDERPOWERED", "")
 

@@ -55,6 +55,7 @@ synth "$scratch/base3" 1.0 0.005 30 3
 synth "$scratch/slow3" 0.5 0.005 30 3
 synth "$scratch/hostA" 1.0 0.005 30 5 alpha
 synth "$scratch/hostB" 3.0 0.005 30 5 bravo
+synth "$scratch/moved3" 0.5 0.005 100 3
 python3 - "$scratch/slow" <<'PY'
 import glob, json, sys
 for f in glob.glob(sys.argv[1] + "/*.json"):
@@ -82,6 +83,46 @@ rc=$?
 [ "$rc" -eq 0 ] && grep -q 'NOT COMPARABLE' "$scratch/out" && ! grep -q REGRESSION "$scratch/out" &&
 	grep -q '; 1 group not comparable' "$scratch/out"
 ok $? "compare: runs whose CPUs sat differently are not comparable, header and footer agree"
+# NOT COMPARABLE comes before UNDERPOWERED (#30: a moved group of 3 v 3
+# repeats showed as grey UNDERPOWERED rows while the summary counted it
+# NOT COMPARABLE): whatever its power, every row of the group, the
+# report's view, nightly's JUnit and summary say NOT COMPARABLE alone.
+"$S/compare" "$scratch/base3" -- "$scratch/moved3" >"$scratch/out" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/out"
+rows=$(grep '^  [a-z]' "$scratch/out" | grep -v '^  metric ')
+[ "$rc" -eq 0 ] && ! grep -q UNDERPOWERED "$scratch/out" && grep -q '; 1 group not comparable' "$scratch/out" &&
+	[ -n "$rows" ] && ! printf '%s\n' "$rows" | grep -qv '  NOT COMPARABLE$'
+ok $? "compare: a moved group with too few repeats is NOT COMPARABLE on every row, never UNDERPOWERED"
+python3 - "$S" "$scratch/base3" "$scratch/moved3" >"$scratch/py.out" 2>&1 <<'PY'
+import io, os, sys, xml.etree.ElementTree as ET
+from importlib.machinery import SourceFileLoader
+S = sys.argv[1]
+nightly = SourceFileLoader("nightly", os.path.join(S, "nightly")).load_module()
+report = SourceFileLoader("report", os.path.join(S, "report")).load_module()
+R, compare = nightly.R, nightly.compare_mod
+base, new = R.load_all([sys.argv[2]]), R.load_all([sys.argv[3]])
+o = compare.compare(base, new, 0.05, 3.0, out=io.StringIO())
+o.groups = set(compare.group(base)) & set(compare.group(new))
+assert len(o.not_comparable) == 1 and not o.underpowered, (o.not_comparable, o.underpowered)
+assert o.rows and {r["mark"] for r in o.rows} == {"NOT COMPARABLE"}, [r["mark"] for r in o.rows]
+t = nightly.junit("s", [], [], o, 0, 0, R.host_labels(base)).getroot()
+perf = [tc for tc in t.iter("testcase") if tc.get("classname").endswith(".performance")]
+assert [(k.tag, k.get("message").split(":")[0]) for tc in perf for k in tc] == [("skipped", "NOT COMPARABLE")], \
+    ET.tostring(t)
+lines = nightly.performance_lines(o, 0.05, 3.0)
+print(lines)
+assert any(l.startswith("NOT COMPARABLE: 1 of 1 groups") for l in lines) and not any("UNDERPOWERED" in l for l in lines)
+md = []
+view = report.base_vs_new(o, md)
+print(view[:600])
+assert report.MARK_COLOURS["UNDERPOWERED"] not in view, "grey rows"
+assert view.count(report.MARK_COLOURS["NOT COMPARABLE"]) >= 2 * len(o.rows), "the plot and table rows purple"
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "NOT COMPARABLE before UNDERPOWERED in compare's outcome, nightly's JUnit and summary, and the report's view"
 "$S/compare" "$scratch/slow" -- "$scratch/base" >"$scratch/out" 2>&1
 [ $? -eq 0 ] && grep -q improvement "$scratch/out"
 ok $? "compare: the reverse is an improvement, exit 0"
@@ -271,7 +312,7 @@ def row(metric, mark, ratio, counter=False):
 Res.rows = [row("quiet", "", 3.0), row("under", "UNDERPOWERED", 0.2), row("loaded", "LOADED", 1.3),
             row("nc", "NOT COMPARABLE", 0.5), row("reg", "REGRESSION", 1.05), row("imp", "improvement", 0.9),
             row("ctr-under", "UNDERPOWERED", 0.01, True), row("ctr-none", "", 5.0, True),
-            row("ctr-reg", "REGRESSION", 2.0, True), row("ctr-nc", "not comparable", 1.2, True)]
+            row("ctr-reg", "REGRESSION", 2.0, True), row("ctr-nc", "NOT COMPARABLE", 1.2, True)]
 md = []
 got = re.findall(r'<text x="[0-9.]+" y="[0-9.]+" text-anchor="end">([a-z-]+) ', report.base_vs_new(Res, md))
 print(got)
