@@ -158,7 +158,7 @@ def compare(base_docs, new_docs, alpha, min_delta, out=sys.stdout):
         power = "" if not comparable or S.min_p(len(b), len(n)) <= alpha else \
             f"  UNDERPOWERED: {len(b)} v {len(n)} repeats give p >= {S.min_p(len(b), len(n)):.3f}"
         print(f"\n{R.key_text(k, labels)}   base n={len(b)}, new n={len(n)}{note}{power}", file=out)
-        print(f"  {'metric':<22} {'base median [95%]':>26} {'new median [95%]':>26} {'change [95%]':>22} "
+        print(f"  {'metric':<22} {'unit':<9} {'base median [95%]':>26} {'new median [95%]':>26} {'change [95%]':>22} "
               f"{'p':>6} {'detects':>8}", file=out)
         names = sorted(set().union(*(R.metrics(r).keys() for r in b)) & set().union(*(R.metrics(r).keys() for r in n)))
         counters = set().union(*(R.counter_metrics(r).keys() for r in b + n))
@@ -198,14 +198,15 @@ def compare(base_docs, new_docs, alpha, min_delta, out=sys.stdout):
                 else:
                     mark = "improvement"
                     res.improvements.append((k, name, delta, p))
+            unit = R.metric_unit(b + n, name)
             res.rows.append({"key": k, "group": R.key_text(k, labels), "metric": name,
-                             "unit": R.metric_unit(b, name), "base": bm, "new": nm,
+                             "unit": unit, "base": bm, "new": nm,
                              "ratio": (est, lo, hi) if delta is not None and min(bv + nv) > 0 else None,
                              "p": p, "mark": mark,
                              "counter": name in counters})
             det = "-" if mde is None else ("never" if mde == float("inf") else f"{mde:.1f}%")
-            print(f"  {name:<22} {fmt_ci(*bm):>26} {fmt_ci(*nm):>26} {change:>22} {p:6.3f} {det:>8}  {mark}",
-                  file=out)
+            print(f"  {name:<22} {unit or '-':<9} {fmt_ci(*bm):>26} {fmt_ci(*nm):>26} {change:>22} {p:6.3f} "
+                  f"{det:>8}  {mark}", file=out)
     for k in sorted(set(base) ^ set(new)):
         print(f"\n{R.key_text(k, labels)}: only in {'base' if k in base else 'new'}", file=out)
     nc = len(res.not_comparable)

@@ -259,7 +259,7 @@ def host_section(label, runs, md):
         if all(x == 0 for v in rows.values() for _, x in v):
             zero.append(f"{name} ({sc})")
             continue
-        unit = "ns per op" if name == "task-clock" else f"{name} per op"
+        unit = "ns per op" if R.counter_unit(name) == "ns/op" else f"{name} per op"
         parts.append(svg.dot_plot(f"{sc}: {name} per operation", unit,
                                   [(k, colour(v[0][0]), [x for _, x in v], S.median_ci([x for _, x in v]))
                                    for k, v in sorted(rows.items())]))

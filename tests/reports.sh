@@ -323,6 +323,31 @@ r=$?
 sed 's/^/# /' "$scratch/py.out"
 [ "$r" -eq 0 ]
 ok $? "report --baseline: counters' rows drawn only with a verdict, the rest counted under the plot; verdicts first"
+# Units on every row (#30: the counters' rows had none): task-clock per
+# op in ns/op, the other counters in count/op, in compare's text and in
+# the report's table and Markdown.
+"$S/compare" "$scratch/base-ctr" -- "$scratch/slow-ctr" >"$scratch/out" 2>&1
+sed 's/^/# /' "$scratch/out"
+rows=$(grep '^  [a-z]' "$scratch/out" | grep -v '^  metric ')
+grep -q '^  metric  *unit ' "$scratch/out" && grep -q '^  task-clock/op  *ns/op  ' "$scratch/out" &&
+	grep -q '^  context-switches/op  *count/op  ' "$scratch/out" && grep -q '^  ops_per_sec  *ops/s  ' "$scratch/out" &&
+	[ -n "$rows" ] && ! printf '%s\n' "$rows" | awk '{ print $2 }' | grep -q '^[0-9-]'
+ok $? "compare: every row has its unit, counters' too (task-clock ns/op, context-switches count/op)"
+python3 - "$scratch/ctr.html" "$scratch/ctr.md" >"$scratch/py.out" 2>&1 <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+table = re.search(r'<table class="changes">.*?</table>', text, re.S).group(0)
+rows = re.findall(r'<tr style="color:#[0-9a-f]+"><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>', table)
+print(rows)
+assert rows and all(re.fullmatch(r"-?[0-9.]+[kMG]? [a-z/%]+", c) for _, b, n in rows for c in (b, n)), "a cell without a unit"
+assert [b.split()[1] for m, b, _ in rows if m == "task-clock/op"] == ["ns/op"], rows
+md = [l for l in open(sys.argv[2]) if l.startswith("| ") and "task-clock/op" in l]
+assert md and " ns/op |" in md[0], md
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report --baseline: every base and new median in the change table has its unit, a counter's too"
 
 # The change axis' tick labels never overlap, whatever the range (#30:
 # -10%, 0% and +11% were drawn over each other on a 4x axis): from a
