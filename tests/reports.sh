@@ -349,6 +349,48 @@ sed 's/^/# /' "$scratch/py.out"
 [ "$r" -eq 0 ]
 ok $? "report --baseline: every base and new median in the change table has its unit, a counter's too"
 
+# Rows without a ratio (0 -> 0, or a base of 0) are listed and counted,
+# never dropped (#30: they were in neither the plot nor the table, and the
+# title did not count them).
+for d in base slow; do
+	mkdir -p "$scratch/$d-zero"
+	python3 - "$scratch/$d-zero" "$scratch/$d"/*.json <<'PY'
+import json, os, sys
+slow = "slow" in os.path.basename(sys.argv[1])
+for f in sys.argv[2:]:
+    d = json.load(open(f))
+    lat = d["runs"][0]["metrics"]["round_trip_ns"]
+    lat["median"] = 0                       # 0 -> 0
+    lat["p99"] = 1200 if slow else 0        # from a base of 0
+    json.dump(d, open(os.path.join(sys.argv[1], os.path.basename(f)), "w"))
+PY
+done
+"$S/report" --output "$scratch/zero.html" --baseline "$scratch/base-zero" "$scratch/slow-zero" >"$scratch/out" 2>&1
+python3 - "$scratch/zero.html" "$scratch/zero.md" >"$scratch/py.out" 2>&1 <<'PY'
+import html, re, sys
+text = open(sys.argv[1]).read()
+sec = text[text.index('<section id="baseline">'):]
+sec = sec[:sec.index("</section>")]
+title = re.search(r'<text class="plot-title"[^>]*>([^<]*)</text>', sec).group(1)
+print(title)
+assert "2 without a ratio" in title, title
+line = html.unescape(re.search(r'<p class="note no-ratio">([^<]*)</p>', sec).group(1))
+print(line)
+assert line.startswith("2 rows without a ratio") and "round_trip_p50_ns" in line and "round_trip_p99_ns" in line, line
+table = re.search(r'<table class="changes">.*?</table>', sec, re.S).group(0)
+cells = {m: html.unescape(c) for m, c in re.findall(
+    r'<tr style="[^"]*"><td>[^<]*</td><td>([^<]*)</td><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td>', table)}
+print(cells)
+assert cells.get("round_trip_p50_ns") == "0 ns -> 0 ns" and cells.get("round_trip_p99_ns") == "0 ns -> 1.2k ns", cells
+assert cells.get("ops_per_sec", "").startswith("-10.0%"), cells
+md = open(sys.argv[2]).read()
+assert "| round_trip_p50_ns |" in md and "2 rows without a ratio" in md, md
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report --baseline: rows without a ratio are in the table, counted in the title and listed under the plot"
+
 # The change axis' tick labels never overlap, whatever the range (#30:
 # -10%, 0% and +11% were drawn over each other on a 4x axis): from a
 # tiny +-2% to a 100x change drawn at the edge.  The labels' boxes come
