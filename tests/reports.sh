@@ -476,6 +476,48 @@ assert len(set(svg.line_styles(30))) == 30
 PY
 ok $? "report: 30 history lines in one plot still have 30 styles"
 
+# History's time axis: adjacent tick labels never read the same (#30:
+# nights a minute apart were all labelled to the minute, one label
+# several times).  Nights a minute, seconds, days and years apart, in the
+# report and in the plot alone.
+mkdir -p "$scratch/minutes"
+python3 - "$scratch/real.json" "$scratch/minutes" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for i, at in enumerate(("03:00:00", "03:01:00", "03:02:00")):
+    doc["metadata"]["started_at"] = f"2026-11-10T{at}Z"
+    doc["runs"][0]["ns_per_op"] = 100.0 + i
+    json.dump(doc, open(f"{sys.argv[2]}/m{i}.json", "w"))
+PY
+"$S/report" --output "$scratch/minutes.html" "$scratch/minutes" >"$scratch/out" 2>&1
+python3 - "$MMT_SRCDIR/analysis/lib" "$scratch/minutes.html" >"$scratch/py.out" 2>&1 <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+sys.path.insert(0, sys.argv[1])
+import svg
+ns = {"s": "http://www.w3.org/2000/svg"}
+def x_labels(plot):
+    root = ET.fromstring(plot)
+    return [t.text for t in root.findall(".//s:g[@class='axis x']/s:g[@class='tick']/s:text", ns)]
+def check(name, plot):
+    labels = x_labels(plot)
+    print(name, labels)
+    assert len(labels) >= 2, (name, labels)
+    assert all(a != b for a, b in zip(labels, labels[1:])), (name, "a label repeats", labels)
+hist = re.findall(r'<svg class="plot history".*?</svg>', open(sys.argv[2]).read(), re.S)
+assert hist, "no history plot"
+for h in hist:
+    check("report, a minute apart", h)
+day = 1795000000   # 2026-11-18
+for name, times in (("a minute apart", (0, 60, 120)), ("seconds apart", (0, 1, 2)), ("one second", (0, 1)),
+                    ("the same second", (0, 0)), ("hours", (0, 3600, 7 * 3600)), ("nights", (0, 86400, 2 * 86400)),
+                    ("years", (0, 365 * 86400, 4 * 365 * 86400 + 86400))):
+    check(name, svg.line_plot(name, "ns", [("a", [(day + t, 1.0 + i, "") for i, t in enumerate(times)])]))
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report: history's time axis never repeats a label on adjacent ticks, nights a minute to years apart"
+
 "$S/report" --output "$scratch/bad.html" "$scratch/trunc.json" >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && [ ! -e "$scratch/bad.html" ]
 ok $? "report: bad input refused, nothing written"
@@ -534,6 +576,8 @@ open(sys.argv[3], "w").write(t.replace("</body>", "<script>" + j + "</script></b
 	ok $? "report --baseline in headless Chromium: the same, the base-vs-new view included ($res)"
 	check ranges
 	ok $? "change plots from +-2% to 100x in headless Chromium: no tick labels overlap ($res)"
+	check minutes
+	ok $? "history of nights a minute apart in headless Chromium: the time axis' labels do not overlap ($res)"
 else
 	skip "headless Chromium not installed (apt-get install chromium): the rendered check needs it"
 fi
