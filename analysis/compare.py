@@ -11,7 +11,7 @@
       exceeds --min-delta percent.  Repeats too few to ever reach p < alpha
       are UNDERPOWERED, never "no regression".  Pairs whose CPUs sat
       differently (probe one-way latency differing by more than 1.5x) are
-      NOT COMPARABLE.  Hosts are never pooled: a run is only compared with
+      NOT COMPARABLE, every metric of them, however many repeats.  Hosts are never pooled: a run is only compared with
       runs of the same machine.
 
   scripts/compare --variants RESULTS...
@@ -152,10 +152,13 @@ def compare(base_docs, new_docs, alpha, min_delta, out=sys.stdout):
         if new_loaded or base_loaded:
             note += (f"\n  LOADED: conditions differ: base {conditions_text(cb)}; new {conditions_text(cn)}"
                      f" (a change the {'new' if new_loaded else 'base'} side's load can explain is no verdict)")
-        power = "" if S.min_p(len(b), len(n)) <= alpha else \
+        # NOT COMPARABLE comes first: where the CPUs sat differently no
+        # number of repeats gives an answer, so the group is not called
+        # UNDERPOWERED as well (results/verdicts.json: both skip).
+        power = "" if not comparable or S.min_p(len(b), len(n)) <= alpha else \
             f"  UNDERPOWERED: {len(b)} v {len(n)} repeats give p >= {S.min_p(len(b), len(n)):.3f}"
         print(f"\n{R.key_text(k, labels)}   base n={len(b)}, new n={len(n)}{note}{power}", file=out)
-        print(f"  {'metric':<22} {'base median [95%]':>26} {'new median [95%]':>26} {'change [95%]':>22} "
+        print(f"  {'metric':<22} {'unit':<9} {'base median [95%]':>26} {'new median [95%]':>26} {'change [95%]':>22} "
               f"{'p':>6} {'detects':>8}", file=out)
         names = sorted(set().union(*(R.metrics(r).keys() for r in b)) & set().union(*(R.metrics(r).keys() for r in n)))
         counters = set().union(*(R.counter_metrics(r).keys() for r in b + n))
@@ -177,15 +180,15 @@ def compare(base_docs, new_docs, alpha, min_delta, out=sys.stdout):
             else:
                 change, delta = f"base {R.si(bm[0])} -> {R.si(nm[0])}", None
             mark = ""
-            if S.min_p(len(bv), len(nv)) > alpha:
+            if not comparable:
+                mark = "NOT COMPARABLE"
+            elif S.min_p(len(bv), len(nv)) > alpha:
                 mark = "UNDERPOWERED"
                 res.underpowered.append((k, name))
             elif delta is not None and p < alpha and abs(delta) >= min_delta:
                 worse = delta < 0 if better == "higher" else delta > 0
                 factor = max(est, 1 / est)   # the change's size, either way
-                if not comparable:
-                    mark = "not comparable"
-                elif worse and new_loaded and factor <= explained(cn, cb, k[4]) or \
+                if worse and new_loaded and factor <= explained(cn, cb, k[4]) or \
                         not worse and base_loaded and factor <= explained(cb, cn, k[4]):
                     mark = "LOADED"
                     res.loaded.append((k, name, delta, p))
@@ -195,14 +198,15 @@ def compare(base_docs, new_docs, alpha, min_delta, out=sys.stdout):
                 else:
                     mark = "improvement"
                     res.improvements.append((k, name, delta, p))
+            unit = R.metric_unit(b + n, name)
             res.rows.append({"key": k, "group": R.key_text(k, labels), "metric": name,
-                             "unit": R.metric_unit(b, name), "base": bm, "new": nm,
+                             "unit": unit, "base": bm, "new": nm,
                              "ratio": (est, lo, hi) if delta is not None and min(bv + nv) > 0 else None,
-                             "p": p, "mark": mark or ("NOT COMPARABLE" if not comparable else ""),
+                             "p": p, "mark": mark,
                              "counter": name in counters})
             det = "-" if mde is None else ("never" if mde == float("inf") else f"{mde:.1f}%")
-            print(f"  {name:<22} {fmt_ci(*bm):>26} {fmt_ci(*nm):>26} {change:>22} {p:6.3f} {det:>8}  {mark}",
-                  file=out)
+            print(f"  {name:<22} {unit or '-':<9} {fmt_ci(*bm):>26} {fmt_ci(*nm):>26} {change:>22} {p:6.3f} "
+                  f"{det:>8}  {mark}", file=out)
     for k in sorted(set(base) ^ set(new)):
         print(f"\n{R.key_text(k, labels)}: only in {'base' if k in base else 'new'}", file=out)
     nc = len(res.not_comparable)

@@ -67,11 +67,12 @@ def junit_result(tc, row, verdict, message, body=None):
 
 
 def group_verdict(k, regressed, outcome):
-    """One performance group's verdict: the worst of its metrics'."""
-    if k in regressed:
-        return "REGRESSION"
+    """One performance group's verdict: NOT COMPARABLE whatever its metrics
+    (compare judges none of them), else the worst of its metrics'."""
     if k in outcome.not_comparable:
         return "NOT COMPARABLE"
+    if k in regressed:
+        return "REGRESSION"
     if k in {g for g, *_ in outcome.loaded}:
         return "LOADED"
     if k in {g for g, _ in outcome.underpowered}:
@@ -79,6 +80,25 @@ def group_verdict(k, regressed, outcome):
     if k in {g for g, *_ in outcome.improvements}:
         return "improvement"
     return "no change"
+
+
+def performance_lines(outcome, alpha, min_delta):
+    """The summary's lines on the comparison, counted as the JUnit cases
+    are: a NOT COMPARABLE group's metrics are not UNDERPOWERED too."""
+    lines = [f"performance regressions: {len(outcome.regressions)} in {outcome.compared} metrics "
+             f"(p < {alpha}, |change| >= {min_delta}%)"]
+    if outcome.not_comparable:
+        lines.append(f"NOT COMPARABLE: {len(outcome.not_comparable)} of {len(outcome.groups)} groups "
+                     "(CPUs sat differently from the baseline's): no verdict, skipped in JUnit")
+    loaded = {k for k, *_ in outcome.loaded}
+    if loaded:
+        lines.append(f"LOADED: {len(loaded)} of {len(outcome.groups)} groups changed as the load around them "
+                     "did (workers off their CPUs, other tasks runnable): no verdict, skipped in JUnit")
+    if outcome.underpowered:
+        groups = len({k for k, _ in outcome.underpowered})
+        lines.append(f"UNDERPOWERED: {len(outcome.underpowered)} of {outcome.compared} metrics, in {groups} of "
+                     f"{len(outcome.groups)} groups, had too few repeats for any verdict: skipped in JUnit")
+    return lines
 
 
 def read_suite(path):
@@ -569,18 +589,7 @@ def main(argv):
     if not outcome:
         lines.append("performance: not compared: no accepted baseline for this host yet; run with --accept to make one")
     else:
-        lines.append(f"performance regressions: {regressions} in {outcome.compared} metrics "
-                     f"(p < {a.alpha}, |change| >= {a.min_delta}%)")
-        if outcome.underpowered:
-            lines.append(f"UNDERPOWERED: {len(outcome.underpowered)} of {outcome.compared} metrics had too few "
-                         "repeats for any verdict")
-        if outcome.not_comparable:
-            lines.append(f"NOT COMPARABLE: {len(outcome.not_comparable)} of {len(outcome.groups)} groups "
-                         "(CPUs sat differently from the baseline's): no verdict, skipped in JUnit")
-        loaded = {k for k, *_ in outcome.loaded}
-        if loaded:
-            lines.append(f"LOADED: {len(loaded)} of {len(outcome.groups)} groups changed as the load around them "
-                         "did (workers off their CPUs, other tasks runnable): no verdict, skipped in JUnit")
+        lines += performance_lines(outcome, a.alpha, a.min_delta)
     lines.append(f"results: {run_dir}")
     for r in runs:
         if failed_run(r):

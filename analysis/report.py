@@ -81,10 +81,10 @@ def plot_rows(by_var, get):
     return rows
 
 
-# The base-vs-new view's colours, by compare's mark ("not comparable": a
-# change past chance in a group whose CPUs sat differently).
+# The base-vs-new view's colours, by compare's mark (every row of a group
+# whose CPUs sat differently is NOT COMPARABLE, whatever its repeats).
 MARK_COLOURS = {"REGRESSION": "#cc0000", "improvement": "#4e9a06", "LOADED": "#c4a000",
-                "NOT COMPARABLE": "#75507b", "not comparable": "#75507b", "UNDERPOWERED": "#888a85", "": "#3465a4"}
+                "NOT COMPARABLE": "#75507b", "UNDERPOWERED": "#888a85", "": "#3465a4"}
 # Marks that give no answer: too few repeats, or nothing moved past chance.
 NO_VERDICT = ("UNDERPOWERED", "")
 
@@ -107,41 +107,59 @@ def base_vs_new(res, md, top=30):
     A counter's row with no verdict is not drawn: a handful of context
     switches per million operations halves or doubles between any two
     nights, and those rows would bury the ones that answer; they are
-    counted in a line under the plot."""
+    counted in a line under the plot.  A row without a ratio (a side's runs
+    hold a 0: 0 -> 0, or from a base of 0) cannot be drawn on a ratio axis:
+    the title counts it, a line under the plot names it, and the table
+    shows its medians."""
     quiet = [r for r in res.rows if r.get("counter") and r["mark"] in NO_VERDICT]
     rows = sorted((r for r in res.rows if not (r.get("counter") and r["mark"] in NO_VERDICT)), key=view_rank)
     shown = [r for r in rows if r["ratio"]][:top]
+    no_ratio = [r for r in rows if not r["ratio"]]
     verdicts = sum(r["mark"] not in NO_VERDICT for r in shown)
-    plot = svg.change_plot(f"new against base: {len(shown)} of {len(rows)} metrics, verdicts ({verdicts}) first, "
-                           "then by size of change",
+    plot = svg.change_plot(f"new against base: {len(shown)} of {len(rows)} metrics"
+                           + (f" ({len(no_ratio)} without a ratio, listed below)" if no_ratio else "")
+                           + f", verdicts ({verdicts}) first, then by size of change",
                            [(f"{r['metric']} · {r['group'].split(' on ')[0]}", MARK_COLOURS.get(r["mark"], "#3465a4"),
                              r["ratio"]) for r in shown],
                            note="red: REGRESSION; green: improvement; yellow: LOADED; purple: NOT COMPARABLE; "
                                 "grey: UNDERPOWERED; blue: no change")
-    left_out = ""
+
+    def with_unit(r, side):
+        return svg.fmt(r[side][0]) + (f" {r['unit']}" if r["unit"] else "")
+
+    def change(r):
+        if r["ratio"]:
+            return f"{(r['ratio'][0] - 1) * 100:+.1f}%"
+        return f"{with_unit(r, 'base')} -> {with_unit(r, 'new')}"
+
+    notes = []
+    if no_ratio:
+        names = ", ".join(f"{r['metric']} · {r['group'].split(' on ')[0]} ({change(r)})" for r in no_ratio)
+        notes.append(("no-ratio", f"{len(no_ratio)} row{'s' * (len(no_ratio) != 1)} without a ratio (a side's runs "
+                                  f"hold a 0), in the table, not drawn: {names}"))
     if quiet:
         by_name = {}
         for r in quiet:
             by_name[r["metric"]] = by_name.get(r["metric"], 0) + 1
         names = ", ".join(f"{m} ({n})" for m, n in sorted(by_name.items()))
-        left_out = (f"{len(quiet)} counter row{'s' * (len(quiet) != 1)} with no verdict (UNDERPOWERED or no change), "
-                    f"not drawn: {names}")
+        notes.append(("left-out", f"{len(quiet)} counter row{'s' * (len(quiet) != 1)} with no verdict (UNDERPOWERED "
+                                  f"or no change), not drawn: {names}"))
     cells = []
     md.append("## Against the baseline\n\n| group | metric | base | new | change | p | verdict |\n|---|---|---|---|---|---|---|")
-    for r in shown:
-        est = r["ratio"][0]
-        unit = f" {r['unit']}" if r["unit"] else ""
-        verdict = r["mark"] or "no change"
+    for r in shown + no_ratio:
+        # A row without a ratio has no change to judge: 0 -> 0 is none,
+        # anything else no verdict.
+        verdict = r["mark"] or ("no change" if r["ratio"] or r["base"][0] == r["new"][0] else "no verdict")
         cells.append(f'<tr style="color:{MARK_COLOURS.get(r["mark"], "#000")}"><td>{esc(r["group"])}</td>'
-                     f'<td>{esc(r["metric"])}</td><td>{esc(svg.fmt(r["base"][0]) + unit)}</td>'
-                     f'<td>{esc(svg.fmt(r["new"][0]) + unit)}</td><td>{(est - 1) * 100:+.1f}%</td>'
+                     f'<td>{esc(r["metric"])}</td><td>{esc(with_unit(r, "base"))}</td>'
+                     f'<td>{esc(with_unit(r, "new"))}</td><td>{esc(change(r))}</td>'
                      f'<td>{r["p"]:.3f}</td><td>{esc(verdict)}</td></tr>')
-        md.append(f"| {r['group']} | {r['metric']} | {svg.fmt(r['base'][0])}{unit} | {svg.fmt(r['new'][0])}{unit} | "
-                  f"{(est - 1) * 100:+.1f}% | {r['p']:.3f} | {verdict} |")
+        md.append(f"| {r['group']} | {r['metric']} | {with_unit(r, 'base')} | {with_unit(r, 'new')} | "
+                  f"{change(r)} | {r['p']:.3f} | {verdict} |")
     md.append("")
-    if left_out:
-        md += [left_out + ".", ""]
-    return (plot + (f'<p class="note left-out">{esc(left_out)}.</p>' if left_out else "")
+    for _cls, text in notes:
+        md += [text + ".", ""]
+    return (plot + "".join(f'<p class="note {cls}">{esc(text)}.</p>' for cls, text in notes)
             + '<table class="changes"><tr><th>group</th><th>metric</th><th>base median</th>'
             '<th>new median</th><th>change</th><th>p</th><th>verdict</th></tr>' + "".join(cells) + "</table>")
 
@@ -259,7 +277,7 @@ def host_section(label, runs, md):
         if all(x == 0 for v in rows.values() for _, x in v):
             zero.append(f"{name} ({sc})")
             continue
-        unit = "ns per op" if name == "task-clock" else f"{name} per op"
+        unit = "ns per op" if R.counter_unit(name) == "ns/op" else f"{name} per op"
         parts.append(svg.dot_plot(f"{sc}: {name} per operation", unit,
                                   [(k, colour(v[0][0]), [x for _, x in v], S.median_ci([x for _, x in v]))
                                    for k, v in sorted(rows.items())]))

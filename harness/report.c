@@ -27,7 +27,7 @@ static void detail(char *buf, size_t len, const json_t *run)
 
 	snprintf(buf, len, "-");
 	if (sc && sc->describe && json_is_object(json_object_get(run, "metrics")))
-		sc->describe(json_object_get(run, "metrics"), buf, len);
+		sc->describe(run, buf, len);
 }
 
 /* One-way probe of the first CPU pair, before->after the run. */
@@ -111,9 +111,12 @@ static const char *short_verdict(const char *v)
 	for (size_t i = 0; v && i < sizeof(map) / sizeof(map[0]); i++)
 		if (!strcmp(v, map[i][0]))
 			return map[i][1];
-	/* Its reason is in the detail of --format wide and in the results. */
+	/* Its reason is in the verdict of --format wide and in the results;
+	 * the detail says in a few words what it means (mmrace). */
 	if (v && !strncmp(v, "INVALID: ", 9))
 		return "INVALID";
+	if (v && !strncmp(v, "INCONCLUSIVE: ", 14))
+		return "INCONCLUSIVE";
 	return v ? v : "-";
 }
 

@@ -211,9 +211,10 @@ struct mmt_scenario {
 	void (*const *variant_worker)(struct mmt_worker *w);
 	void (*verify)(struct mmt_run *run);
 	void (*cleanup)(struct mmt_run *run);
-	/* Optional: the scenario's headline numbers for the table's detail
-	 * column, from the metrics verify() produced. */
-	void (*describe)(const json_t *metrics, char *buf, size_t len);
+	/* Optional: the table's detail column for one run's record: the
+	 * scenario's headline numbers, from the metrics verify() produced,
+	 * and what the run's status and witnesses mean for it (mmrace). */
+	void (*describe)(const json_t *run, char *buf, size_t len);
 	/* Workers 0 and 1 call mmt_track_poll() (placement-track.h): the run
 	 * is sampled for host moves and its figures split by placement. */
 	bool tracks_placement;

@@ -228,8 +228,9 @@ static const struct mmt_metric metrics[] = {
 	  "the primitive's own cost: gross minus loop (may be slightly negative for one that costs nothing)" },
 };
 
-static void barrier_cost_describe(const json_t *m, char *buf, size_t len)
+static void barrier_cost_describe(const json_t *run, char *buf, size_t len)
 {
+	const json_t *m = json_object_get(run, "metrics");
 	/* The loop's own cost is in the results (loop_ns_per_op). */
 	snprintf(buf, len, "net %.3gns", json_number_value(json_object_get(m, "net_ns_per_op")));
 }

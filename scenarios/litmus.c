@@ -877,8 +877,9 @@ static const struct mmt_metric metrics[] = {
 	{ "observation", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "litmus7's Observation line, for cross-checking" },
 };
 
-static void litmus_describe(const json_t *m, char *buf, size_t len)
+static void litmus_describe(const json_t *run, char *buf, size_t len)
 {
+	const json_t *m = json_object_get(run, "metrics");
 	const json_t *below = json_object_get(m, "not_seen_rate_below_95");
 
 	if (json_is_number(below))

@@ -752,14 +752,56 @@ static const struct mmt_metric metrics[] = {
 #undef COUNT
 #undef MAYBE
 
-static void mmrace_describe(const json_t *m, char *buf, size_t len)
+static long long metric_int(const json_t *m, const char *name)
 {
-	snprintf(buf, len, "raced %lld, in-window %lld, moved %lld, walk %.0fus, window writes %lld",
-		 (long long)json_integer_value(json_object_get(m, "migrations_raced")),
-		 (long long)json_integer_value(json_object_get(m, "migrations_in_window")),
-		 (long long)json_integer_value(json_object_get(m, "pages_moved")),
-		 json_number_value(json_object_get(m, "walk_mean_us")),
-		 (long long)json_integer_value(json_object_get(m, "window_writes")));
+	return (long long)json_integer_value(json_object_get(m, name));
+}
+
+/* In a few words, what the run says of the kernel and whether pages moved
+ * inside the protector's window: "in window: has fix" (ok: pages raced,
+ * no write lost), "lost: no fix" (a finding), or why an INCONCLUSIVE run
+ * could not tell ("none in window", "no store raced", "no migrator").
+ * They follow the run's status (judge() and the findings made it).  At
+ * most 18 characters, first in the detail: the table has 120 columns, and
+ * a row with the longest variant and verdict keeps that much of it. */
+static void mmrace_words(const json_t *run, char *buf, size_t len)
+{
+	const json_t *m = json_object_get(run, "metrics");
+	const json_t *h = json_object_get(json_object_get(run, "witnesses"), "histogram");
+	const char *status = json_string_value(json_object_get(run, "status"));
+	const char *variant = json_string_value(json_object_get(run, "variant"));
+
+	buf[0] = '\0';
+	if (!status || !variant)
+		return;
+	if (json_is_true(json_object_get(run, "injected")))
+		snprintf(buf, len, "fault injected");
+	else if (!strcmp(status, "witnessed"))
+		snprintf(buf, len, "%s: no fix",
+			 metric_int(h, "lost_write") || metric_int(h, "foreign_write") ? "lost"
+			 : metric_int(h, "stale_tlb_write") ? "stale TLB" : metric_int(h, "crash") ? "crash" : "splat");
+	else if (!strcmp(variant, mmr_variants[V_MIGRATE_AFTER_WALK].name) && metric_int(m, "migrations_in_window"))
+		snprintf(buf, len, "%lld in window", metric_int(m, "migrations_in_window"));
+	else if (!strcmp(variant, mmr_variants[V_MIGRATE_AFTER_WALK].name))	/* the control, as it must be */
+		snprintf(buf, len, "none in window");
+	else if (!strcmp(status, "ok"))
+		snprintf(buf, len, "in window: has fix");
+	else if (!strcmp(status, "inconclusive"))
+		snprintf(buf, len, "%s", json_is_null(json_object_get(m, "pages_moved")) ? "no migrator"
+			 : !metric_int(m, "migrations_in_window") ? "none in window"
+			 : !metric_int(m, "migrations_raced") ? "no store raced" : "");
+}
+
+static void mmrace_describe(const json_t *run, char *buf, size_t len)
+{
+	const json_t *m = json_object_get(run, "metrics");
+	char words[64];
+
+	mmrace_words(run, words, sizeof(words));
+	snprintf(buf, len, "%s%sraced %lld, in-window %lld, moved %lld, walk %.0fus, window writes %lld", words,
+		 words[0] ? "; " : "", metric_int(m, "migrations_raced"), metric_int(m, "migrations_in_window"),
+		 metric_int(m, "pages_moved"), json_number_value(json_object_get(m, "walk_mean_us")),
+		 metric_int(m, "window_writes"));
 }
 
 static const struct mmt_scenario mmrace = {

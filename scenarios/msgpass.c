@@ -514,8 +514,9 @@ static const struct mmt_metric metrics[] = {
 	  "the first mismatching words each consumer saw: message, word, expected, found" },
 };
 
-static void msgpass_describe(const json_t *m, char *buf, size_t len)
+static void msgpass_describe(const json_t *run, char *buf, size_t len)
 {
+	const json_t *m = json_object_get(run, "metrics");
 	const json_t *rt = json_object_get(m, "round_trip_ns");
 
 	if (json_is_object(rt))

@@ -561,8 +561,9 @@ static void ring_verify(struct mmt_run *run)
 			(json_int_t)p->first_bad_index, "found_word0", mmt_json_hex(p->first_bad_found)));
 }
 
-static void ring_describe(const json_t *m, char *buf, size_t len)
+static void ring_describe(const json_t *run, char *buf, size_t len)
 {
+	const json_t *m = json_object_get(run, "metrics");
 	const json_t *gp = json_object_get(m, "grace_periods");
 
 	if (gp)

@@ -404,8 +404,9 @@ static void seqcount_verify(struct mmt_run *run)
 	json_object_set_new(run->metrics, "first_torn", torn);
 }
 
-static void seqcount_describe(const json_t *m, char *buf, size_t len)
+static void seqcount_describe(const json_t *run, char *buf, size_t len)
 {
+	const json_t *m = json_object_get(run, "metrics");
 	snprintf(buf, len, "retry %.2f%%, %.3gM writes/s",
 		 100 * json_number_value(json_object_get(m, "retry_rate")),
 		 json_number_value(json_object_get(m, "writes_per_sec")) / 1e6);

@@ -73,6 +73,26 @@ if [ "$raced" -gt 0 ]; then
 else
 	skip "no writer stored while pages moved in this 3 s run (the host left them no time: $(get "$f" runs.0.reason))"
 fi
+# The default table says in words whether pages moved inside the
+# protector's window and what that says of the fix, as the status does
+# (#30: only --format wide and the README told whether the race ran),
+# within 120 columns.
+printf '%s\n' "$out" | sed 's/^/# /'
+race_row=$(printf '%s\n' "$out" | grep '^mmrace  *race ')
+ctl_row=$(printf '%s\n' "$out" | grep '^mmrace  *migrate-after-walk ')
+case $status in
+ok) words="ok  *in window: has fix;" ;;
+inconclusive)
+	if [ "$inw" -eq 0 ]; then words="INCONCLUSIVE none in window;"; else words="INCONCLUSIVE no store raced;"; fi ;;
+*) words="" ;;
+esac
+if [ -z "$words" ]; then
+	skip "the race run was $status: no words to check"
+else
+	printf '%s' "$race_row" | grep -q "$words" && printf '%s' "$ctl_row" | grep -q "  none in window;" &&
+		[ "$(printf '%s\n' "$out" | awk 'length > 120' | wc -l)" -eq 0 ]
+	ok $? "the table's race row says '$words' for a $status run, the control's 'none in window', in 120 columns"
+fi
 # The default line-up: 3 workers where the placement has 3 CPUs, each
 # actor on its own; with fewer, 2, and the migrator on the protector's CPU,
 # never a writer's.

@@ -55,6 +55,7 @@ synth "$scratch/base3" 1.0 0.005 30 3
 synth "$scratch/slow3" 0.5 0.005 30 3
 synth "$scratch/hostA" 1.0 0.005 30 5 alpha
 synth "$scratch/hostB" 3.0 0.005 30 5 bravo
+synth "$scratch/moved3" 0.5 0.005 100 3
 python3 - "$scratch/slow" <<'PY'
 import glob, json, sys
 for f in glob.glob(sys.argv[1] + "/*.json"):
@@ -82,6 +83,46 @@ rc=$?
 [ "$rc" -eq 0 ] && grep -q 'NOT COMPARABLE' "$scratch/out" && ! grep -q REGRESSION "$scratch/out" &&
 	grep -q '; 1 group not comparable' "$scratch/out"
 ok $? "compare: runs whose CPUs sat differently are not comparable, header and footer agree"
+# NOT COMPARABLE comes before UNDERPOWERED (#30: a moved group of 3 v 3
+# repeats showed as grey UNDERPOWERED rows while the summary counted it
+# NOT COMPARABLE): whatever its power, every row of the group, the
+# report's view, nightly's JUnit and summary say NOT COMPARABLE alone.
+"$S/compare" "$scratch/base3" -- "$scratch/moved3" >"$scratch/out" 2>&1
+rc=$?
+sed 's/^/# /' "$scratch/out"
+rows=$(grep '^  [a-z]' "$scratch/out" | grep -v '^  metric ')
+[ "$rc" -eq 0 ] && ! grep -q UNDERPOWERED "$scratch/out" && grep -q '; 1 group not comparable' "$scratch/out" &&
+	[ -n "$rows" ] && ! printf '%s\n' "$rows" | grep -qv '  NOT COMPARABLE$'
+ok $? "compare: a moved group with too few repeats is NOT COMPARABLE on every row, never UNDERPOWERED"
+python3 - "$S" "$scratch/base3" "$scratch/moved3" >"$scratch/py.out" 2>&1 <<'PY'
+import io, os, sys, xml.etree.ElementTree as ET
+from importlib.machinery import SourceFileLoader
+S = sys.argv[1]
+nightly = SourceFileLoader("nightly", os.path.join(S, "nightly")).load_module()
+report = SourceFileLoader("report", os.path.join(S, "report")).load_module()
+R, compare = nightly.R, nightly.compare_mod
+base, new = R.load_all([sys.argv[2]]), R.load_all([sys.argv[3]])
+o = compare.compare(base, new, 0.05, 3.0, out=io.StringIO())
+o.groups = set(compare.group(base)) & set(compare.group(new))
+assert len(o.not_comparable) == 1 and not o.underpowered, (o.not_comparable, o.underpowered)
+assert o.rows and {r["mark"] for r in o.rows} == {"NOT COMPARABLE"}, [r["mark"] for r in o.rows]
+t = nightly.junit("s", [], [], o, 0, 0, R.host_labels(base)).getroot()
+perf = [tc for tc in t.iter("testcase") if tc.get("classname").endswith(".performance")]
+assert [(k.tag, k.get("message").split(":")[0]) for tc in perf for k in tc] == [("skipped", "NOT COMPARABLE")], \
+    ET.tostring(t)
+lines = nightly.performance_lines(o, 0.05, 3.0)
+print(lines)
+assert any(l.startswith("NOT COMPARABLE: 1 of 1 groups") for l in lines) and not any("UNDERPOWERED" in l for l in lines)
+md = []
+view = report.base_vs_new(o, md)
+print(view[:600])
+assert report.MARK_COLOURS["UNDERPOWERED"] not in view, "grey rows"
+assert view.count(report.MARK_COLOURS["NOT COMPARABLE"]) >= 2 * len(o.rows), "the plot and table rows purple"
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "NOT COMPARABLE before UNDERPOWERED in compare's outcome, nightly's JUnit and summary, and the report's view"
 "$S/compare" "$scratch/slow" -- "$scratch/base" >"$scratch/out" 2>&1
 [ $? -eq 0 ] && grep -q improvement "$scratch/out"
 ok $? "compare: the reverse is an improvement, exit 0"
@@ -271,7 +312,7 @@ def row(metric, mark, ratio, counter=False):
 Res.rows = [row("quiet", "", 3.0), row("under", "UNDERPOWERED", 0.2), row("loaded", "LOADED", 1.3),
             row("nc", "NOT COMPARABLE", 0.5), row("reg", "REGRESSION", 1.05), row("imp", "improvement", 0.9),
             row("ctr-under", "UNDERPOWERED", 0.01, True), row("ctr-none", "", 5.0, True),
-            row("ctr-reg", "REGRESSION", 2.0, True), row("ctr-nc", "not comparable", 1.2, True)]
+            row("ctr-reg", "REGRESSION", 2.0, True), row("ctr-nc", "NOT COMPARABLE", 1.2, True)]
 md = []
 got = re.findall(r'<text x="[0-9.]+" y="[0-9.]+" text-anchor="end">([a-z-]+) ', report.base_vs_new(Res, md))
 print(got)
@@ -282,6 +323,73 @@ r=$?
 sed 's/^/# /' "$scratch/py.out"
 [ "$r" -eq 0 ]
 ok $? "report --baseline: counters' rows drawn only with a verdict, the rest counted under the plot; verdicts first"
+# Units on every row (#30: the counters' rows had none): task-clock per
+# op in ns/op, the other counters in count/op, in compare's text and in
+# the report's table and Markdown.
+"$S/compare" "$scratch/base-ctr" -- "$scratch/slow-ctr" >"$scratch/out" 2>&1
+sed 's/^/# /' "$scratch/out"
+rows=$(grep '^  [a-z]' "$scratch/out" | grep -v '^  metric ')
+grep -q '^  metric  *unit ' "$scratch/out" && grep -q '^  task-clock/op  *ns/op  ' "$scratch/out" &&
+	grep -q '^  context-switches/op  *count/op  ' "$scratch/out" && grep -q '^  ops_per_sec  *ops/s  ' "$scratch/out" &&
+	[ -n "$rows" ] && ! printf '%s\n' "$rows" | awk '{ print $2 }' | grep -q '^[0-9-]'
+ok $? "compare: every row has its unit, counters' too (task-clock ns/op, context-switches count/op)"
+python3 - "$scratch/ctr.html" "$scratch/ctr.md" >"$scratch/py.out" 2>&1 <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+table = re.search(r'<table class="changes">.*?</table>', text, re.S).group(0)
+rows = re.findall(r'<tr style="color:#[0-9a-f]+"><td>[^<]*</td><td>([^<]*)</td><td>([^<]*)</td><td>([^<]*)</td>', table)
+print(rows)
+assert rows and all(re.fullmatch(r"-?[0-9.]+[kMG]? [a-z/%]+", c) for _, b, n in rows for c in (b, n)), "a cell without a unit"
+assert [b.split()[1] for m, b, _ in rows if m == "task-clock/op"] == ["ns/op"], rows
+md = [l for l in open(sys.argv[2]) if l.startswith("| ") and "task-clock/op" in l]
+assert md and " ns/op |" in md[0], md
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report --baseline: every base and new median in the change table has its unit, a counter's too"
+
+# Rows without a ratio (0 -> 0, or a base of 0) are listed and counted,
+# never dropped (#30: they were in neither the plot nor the table, and the
+# title did not count them).
+for d in base slow; do
+	mkdir -p "$scratch/$d-zero"
+	python3 - "$scratch/$d-zero" "$scratch/$d"/*.json <<'PY'
+import json, os, sys
+slow = "slow" in os.path.basename(sys.argv[1])
+for f in sys.argv[2:]:
+    d = json.load(open(f))
+    lat = d["runs"][0]["metrics"]["round_trip_ns"]
+    lat["median"] = 0                       # 0 -> 0
+    lat["p99"] = 1200 if slow else 0        # from a base of 0
+    json.dump(d, open(os.path.join(sys.argv[1], os.path.basename(f)), "w"))
+PY
+done
+"$S/report" --output "$scratch/zero.html" --baseline "$scratch/base-zero" "$scratch/slow-zero" >"$scratch/out" 2>&1
+python3 - "$scratch/zero.html" "$scratch/zero.md" >"$scratch/py.out" 2>&1 <<'PY'
+import html, re, sys
+text = open(sys.argv[1]).read()
+sec = text[text.index('<section id="baseline">'):]
+sec = sec[:sec.index("</section>")]
+title = re.search(r'<text class="plot-title"[^>]*>([^<]*)</text>', sec).group(1)
+print(title)
+assert "2 without a ratio" in title, title
+line = html.unescape(re.search(r'<p class="note no-ratio">([^<]*)</p>', sec).group(1))
+print(line)
+assert line.startswith("2 rows without a ratio") and "round_trip_p50_ns" in line and "round_trip_p99_ns" in line, line
+table = re.search(r'<table class="changes">.*?</table>', sec, re.S).group(0)
+cells = {m: html.unescape(c) for m, c in re.findall(
+    r'<tr style="[^"]*"><td>[^<]*</td><td>([^<]*)</td><td>[^<]*</td><td>[^<]*</td><td>([^<]*)</td>', table)}
+print(cells)
+assert cells.get("round_trip_p50_ns") == "0 ns -> 0 ns" and cells.get("round_trip_p99_ns") == "0 ns -> 1.2k ns", cells
+assert cells.get("ops_per_sec", "").startswith("-10.0%"), cells
+md = open(sys.argv[2]).read()
+assert "| round_trip_p50_ns |" in md and "2 rows without a ratio" in md, md
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report --baseline: rows without a ratio are in the table, counted in the title and listed under the plot"
 
 # The change axis' tick labels never overlap, whatever the range (#30:
 # -10%, 0% and +11% were drawn over each other on a 4x axis): from a
@@ -368,6 +476,48 @@ assert len(set(svg.line_styles(30))) == 30
 PY
 ok $? "report: 30 history lines in one plot still have 30 styles"
 
+# History's time axis: adjacent tick labels never read the same (#30:
+# nights a minute apart were all labelled to the minute, one label
+# several times).  Nights a minute, seconds, days and years apart, in the
+# report and in the plot alone.
+mkdir -p "$scratch/minutes"
+python3 - "$scratch/real.json" "$scratch/minutes" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for i, at in enumerate(("03:00:00", "03:01:00", "03:02:00")):
+    doc["metadata"]["started_at"] = f"2026-11-10T{at}Z"
+    doc["runs"][0]["ns_per_op"] = 100.0 + i
+    json.dump(doc, open(f"{sys.argv[2]}/m{i}.json", "w"))
+PY
+"$S/report" --output "$scratch/minutes.html" "$scratch/minutes" >"$scratch/out" 2>&1
+python3 - "$MMT_SRCDIR/analysis/lib" "$scratch/minutes.html" >"$scratch/py.out" 2>&1 <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+sys.path.insert(0, sys.argv[1])
+import svg
+ns = {"s": "http://www.w3.org/2000/svg"}
+def x_labels(plot):
+    root = ET.fromstring(plot)
+    return [t.text for t in root.findall(".//s:g[@class='axis x']/s:g[@class='tick']/s:text", ns)]
+def check(name, plot):
+    labels = x_labels(plot)
+    print(name, labels)
+    assert len(labels) >= 2, (name, labels)
+    assert all(a != b for a, b in zip(labels, labels[1:])), (name, "a label repeats", labels)
+hist = re.findall(r'<svg class="plot history".*?</svg>', open(sys.argv[2]).read(), re.S)
+assert hist, "no history plot"
+for h in hist:
+    check("report, a minute apart", h)
+day = 1795000000   # 2026-11-18
+for name, times in (("a minute apart", (0, 60, 120)), ("seconds apart", (0, 1, 2)), ("one second", (0, 1)),
+                    ("the same second", (0, 0)), ("hours", (0, 3600, 7 * 3600)), ("nights", (0, 86400, 2 * 86400)),
+                    ("years", (0, 365 * 86400, 4 * 365 * 86400 + 86400))):
+    check(name, svg.line_plot(name, "ns", [("a", [(day + t, 1.0 + i, "") for i, t in enumerate(times)])]))
+PY
+r=$?
+sed 's/^/# /' "$scratch/py.out"
+[ "$r" -eq 0 ]
+ok $? "report: history's time axis never repeats a label on adjacent ticks, nights a minute to years apart"
+
 "$S/report" --output "$scratch/bad.html" "$scratch/trunc.json" >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && [ ! -e "$scratch/bad.html" ]
 ok $? "report: bad input refused, nothing written"
@@ -426,6 +576,8 @@ open(sys.argv[3], "w").write(t.replace("</body>", "<script>" + j + "</script></b
 	ok $? "report --baseline in headless Chromium: the same, the base-vs-new view included ($res)"
 	check ranges
 	ok $? "change plots from +-2% to 100x in headless Chromium: no tick labels overlap ($res)"
+	check minutes
+	ok $? "history of nights a minute apart in headless Chromium: the time axis' labels do not overlap ($res)"
 else
 	skip "headless Chromium not installed (apt-get install chromium): the rendered check needs it"
 fi

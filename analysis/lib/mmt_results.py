@@ -406,12 +406,25 @@ def counter_metrics(run):
     return out
 
 
+# Counters that count time (perf's clocks count nanoseconds); every other
+# counter counts events.
+TIME_COUNTERS = ("task-clock", "cpu-clock")
+
+
+def counter_unit(event):
+    """The unit of a counter's per-op figure: ns/op for a clock, count/op else."""
+    return "ns/op" if event in TIME_COUNTERS else "count/op"
+
+
 def metric_unit(runs, name):
-    """The unit of a compared metric among these runs' ("" if none declares it)."""
+    """The unit of a compared metric among these runs' ("" if none declares it):
+    the scenario's declaration, or a counter's (name/op) unit."""
     for r in runs:
         for n, unit, _better, _v in _compared(r):
             if n == name:
                 return unit
+        if name in counter_metrics(r):
+            return counter_unit(name[:-len("/op")])
     return ""
 
 

@@ -151,6 +151,33 @@ def line_styles(n):
             for i in range(n)]
 
 
+# A time axis' label formats, coarsest first; the year only where the
+# axis crosses one.
+TIME_FORMATS = ("%m-%d %H:%M", "%m-%d %H:%M:%S")
+YEAR_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S")
+
+
+def time_ticks(t0, t1, width, size=11):
+    """[(t, label)] for a time axis from t0 to t1 (whole seconds, t1 > t0)
+    drawn over width: as many evenly spaced ticks as fit, 5 at most, each
+    labelled in the coarsest format that tells every two adjacent ticks
+    apart (seconds where nights are a minute apart, the year where the axis
+    crosses one), labels at least TICK_GAP apart.  Two ticks a second or
+    more apart always differ, so the axis never repeats a label."""
+    gm = time.gmtime
+    formats = YEAR_FORMATS if gm(t0).tm_year != gm(t1).tm_year else TIME_FORMATS + YEAR_FORMATS[1:]
+    for n in (5, 4, 3, 2):
+        ts = [t0 + (t1 - t0) * k / (n - 1) for k in range(n)]
+        for f in formats:
+            labels = [time.strftime(f, gm(t)) for t in ts]
+            if any(a == b for a, b in zip(labels, labels[1:])):
+                continue
+            if width / (n - 1) < max(text_width(x, size) for x in labels) + TICK_GAP:
+                continue
+            return list(zip(ts, labels))
+    return [(t, time.strftime(formats[-1], gm(t))) for t in (t0, t1)]
+
+
 def line_plot(title, unit, series, xlabel="run start (UTC)"):
     """series: [(label, [(t_epoch, value, text)])]: history across nights,
     each line in a colour (and dash) of its own, named in the legend."""
@@ -158,8 +185,10 @@ def line_plot(title, unit, series, xlabel="run start (UTC)"):
     if not series:
         return ""
     ts = [p[0] for s in series for p in s[1]]
-    t0, t1 = min(ts), max(ts)
-    span = (t1 - t0) or 1
+    # Whole seconds, at least one apart: the tick labels can then differ.
+    t0, t1 = math.floor(min(ts)), math.ceil(max(ts))
+    t1 = max(t1, t0 + 1)
+    span = t1 - t0
     hi = max(p[1] for s in series for p in s[1])
     ticks = nice_ticks(hi * 1.05)
     top = ticks[-1] or 1
@@ -168,7 +197,10 @@ def line_plot(title, unit, series, xlabel="run start (UTC)"):
     left = 70
     xs = lambda t: left + (t - t0) / span * W_PLOT  # noqa: E731
     ys = lambda v: TOP + plot_h - v / top * plot_h  # noqa: E731
-    out = [f'<svg class="plot history" xmlns="http://www.w3.org/2000/svg" width="{left + W_PLOT + 40}" height="{h}" '
+    xticks = time_ticks(t0, t1, W_PLOT)
+    # room on the right for the last label, centred on the axis' end
+    right = max(40, math.ceil(text_width(xticks[-1][1]) / 2) + 4)
+    out = [f'<svg class="plot history" xmlns="http://www.w3.org/2000/svg" width="{left + W_PLOT + right}" height="{h}" '
            f'font-family="sans-serif" font-size="11" role="img" aria-label="{esc(title)}">',
            f'<title>{esc(title)}</title>',
            f'<text class="plot-title" x="4" y="14" font-weight="bold">{esc(title)}</text>',
@@ -180,11 +212,10 @@ def line_plot(title, unit, series, xlabel="run start (UTC)"):
     out.append(f'<text class="axis-label" x="12" y="{TOP + plot_h / 2:.1f}" transform="rotate(-90 12 {TOP + plot_h / 2:.1f})" '
                f'text-anchor="middle">{esc(unit)}</text></g>')
     out.append(f'<g class="axis x"><line x1="{left}" y1="{TOP + plot_h}" x2="{left + W_PLOT}" y2="{TOP + plot_h}" stroke="#000"/>')
-    for k in range(5):
-        t = t0 + span * k / 4
+    for t, label in xticks:
         out.append(f'<g class="tick"><line x1="{xs(t):.1f}" y1="{TOP + plot_h}" x2="{xs(t):.1f}" y2="{TOP + plot_h + 5}" '
                    f'stroke="#000"/><text x="{xs(t):.1f}" y="{TOP + plot_h + 17}" text-anchor="middle">'
-                   f'{esc(time.strftime("%m-%d %H:%M", time.gmtime(t)))}</text></g>')
+                   f'{esc(label)}</text></g>')
     out.append(f'<text class="axis-label" x="{left + W_PLOT / 2}" y="{TOP + plot_h + 32}" text-anchor="middle">'
                f'{esc(xlabel)}</text></g>')
     for i, ((label, pts), (colour, dash)) in enumerate(zip(series, line_styles(len(series)))):
