@@ -342,7 +342,15 @@ struct lk_rcu_reader {
  * could have missed the updater's earlier stores has ended before the
  * updater goes on (it also waits for sections begun since, which is only
  * stronger, and a litmus thread cannot wait on anything inside one).
- * The index srcu_read_lock returns is 0. */
+ * The index srcu_read_lock returns is 0.
+ *
+ * srcu_down_read() and srcu_up_read() are a read section that may end on
+ * another thread: down counts in the downer's word and returns its thread
+ * number as the index, up takes the count back out of the word the index
+ * names (modulo the thread count: a garbage index cannot leave the line).
+ * Two threads may change one word, so these two count with atomic adds
+ * (relaxed, under the same fences); litmus2c refuses a test that mixes
+ * them with srcu_read_lock(), whose counts are plain stores. */
 #define LK_SRCU_FENCE(P)                                                       \
 	do {                                                                   \
 		if ((P) == LK_URCU)                                            \
@@ -355,6 +363,8 @@ struct lk_rcu_reader {
 #define LK_SRCU_READ_LOCK(P, s) ({ (void)(s); barrier(); (uint64_t)0; })
 #define LK_SRCU_READ_UNLOCK(P, s, idx) do { (void)(s); (void)(idx); barrier(); } while (0)
 #define LK_SYNCHRONIZE_SRCU(P, s) do { (void)(s); barrier(); } while (0)
+#define LK_SRCU_DOWN_READ(P, s) ({ (void)(s); barrier(); (uint64_t)lk_t; })
+#define LK_SRCU_UP_READ(P, s, idx) do { (void)(s); (void)(idx); barrier(); } while (0)
 #else
 #define LK_SRCU_READ_LOCK(P, s)                                                \
 	({                                                                     \
@@ -369,6 +379,18 @@ struct lk_rcu_reader {
 		(void)(idx);                                                   \
 		LK_SRCU_FENCE(P);                                              \
 		LK_WRITE_ONCE(LK_KERNEL, __lk_n, *__lk_n - 1);                 \
+	} while (0)
+#define LK_SRCU_DOWN_READ(P, s)                                                \
+	({                                                                     \
+		__atomic_fetch_add(LK_SRCU_COUNT(s, lk_t), 1, __ATOMIC_RELAXED); \
+		LK_SRCU_FENCE(P);                                              \
+		(uint64_t)lk_t;                                                \
+	})
+#define LK_SRCU_UP_READ(P, s, idx)                                             \
+	do {                                                                   \
+		LK_SRCU_FENCE(P);                                              \
+		__atomic_fetch_sub(LK_SRCU_COUNT(s, (uint64_t)(idx) % lk_c->nthreads), 1, \
+				   __ATOMIC_RELAXED);                          \
 	} while (0)
 #define LK_SYNCHRONIZE_SRCU(P, s)                                              \
 	do {                                                                   \

@@ -51,6 +51,6 @@ if [ "$(uname -m)" = x86_64 ]; then
 	weak LK_WEAK_LOCK kernel SB+after-spinlock
 fi
 weak LK_WEAK_RCU "kernel urcu c11" RCU+sync+SB
-weak LK_WEAK_SRCU "kernel urcu c11" SRCU+sync+SB
+weak LK_WEAK_SRCU "kernel urcu c11" SRCU+sync+SB SRCU-down-up+sync+SB
 
 done_testing

@@ -69,6 +69,10 @@ def _table():
     add("srcu_read_lock", "p", True, "LK_SRCU_READ_LOCK(P, {0})")
     add("srcu_read_unlock", "pv", False, "LK_SRCU_READ_UNLOCK(P, {0}, {1})")
     add("synchronize_srcu", "p", False, "LK_SYNCHRONIZE_SRCU(P, {0})")
+    # a read section that may end on another thread: the index names the
+    # thread whose count the section went into
+    add("srcu_down_read", "p", True, "LK_SRCU_DOWN_READ(P, {0})")
+    add("srcu_up_read", "pv", False, "LK_SRCU_UP_READ(P, {0}, {1})")
     add("atomic_read", "p", True, "LK_READ_ONCE(P, {0})")
     add("atomic_read_acquire", "p", True, "LK_LOAD_ACQUIRE(P, {0})")
     add("atomic_set", "pv", False, "LK_WRITE_ONCE(P, {0}, {1})")
@@ -102,8 +106,6 @@ PRIMS = _table()
 KNOWN_UNSUPPORTED = {
     "smp_mb__after_srcu_read_unlock": "not bound yet (a full fence would do; it has no test of its own here)",
     "smp_mb__after_unlock_lock": "not bound yet (a full fence would do; it has no test of its own here)",
-    "srcu_down_read": "srcu_down_read/srcu_up_read (a read section ended on another thread) are not bound yet",
-    "srcu_up_read": "srcu_down_read/srcu_up_read (a read section ended on another thread) are not bound yet",
     "call_rcu": "call_rcu needs a callback, which a litmus thread cannot express here",
     "spin_lock_irqsave": "interrupt-disabling locks have no user-space meaning",
 }
