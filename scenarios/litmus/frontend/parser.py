@@ -22,6 +22,15 @@ from .prims import PRIMS, KNOWN_UNSUPPORTED
 TYPE_WORDS = {"int", "intptr_t", "uintptr_t", "long", "unsigned", "signed", "char", "short", "bool",
               "_Bool", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "volatile", "const",
               "atomic_t", "atomic_long_t", "spinlock_t", "void"}
+# What the corpus's Result: lines say besides Never/Sometimes/Always, and
+# why a test saying it is not run.  Maybe (an open question of the model)
+# runs with no expectation, as a test without a Result line.
+REFUSED_RESULTS = {
+    "Flag": "herd7 flags this test as erroneous (bad SRCU nesting, a data race ...); "
+            "run as written it can wait forever",
+    "DEADLOCK": "the test deadlocks by design; run, it would never end",
+}
+
 KEYWORDS = TYPE_WORDS | {"if", "else", "exists", "forall", "filter", "locations", "true", "false", "return",
                          "while", "for", "do", "goto", "switch"}
 BINARY = [["||"], ["&&"], ["|"], ["^"], ["&"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"]]
@@ -84,9 +93,12 @@ class Parser:
         m = re.search(r"Result:\s*(\w+)", text)
         if m:
             self.t.result = m.group(1)
-            if self.t.result not in ("Never", "Sometimes", "Always"):
+            if self.t.result in REFUSED_RESULTS:
                 raise LitmusError(self.path, self.name_pos[0], 1,
-                                  "Result: '%s' is not Never, Sometimes or Always" % self.t.result)
+                                  "Result: %s: %s" % (self.t.result, REFUSED_RESULTS[self.t.result]))
+            if self.t.result not in ("Never", "Sometimes", "Always", "Maybe"):
+                raise LitmusError(self.path, self.name_pos[0], 1,
+                                  "Result: '%s' is not Never, Sometimes, Always or Maybe" % self.t.result)
         m = re.search(r"Expect:([^\n]*)", text)
         if m:
             for word in m.group(1).split():
