@@ -426,18 +426,27 @@ def vm_identity(vm_opts):
     return words[0], words[1]
 
 
+# A run's cost in the guest beyond its time bound (boot, probe, records):
+# measured in a 2-node, 4-vCPU TCG guest on this project's 2-vCPU VM, about
+# 1.5 s a run when the host was quiet and over 15 s (a 20-run night did not
+# finish in 334 s) while it built and tested beside it.
+VM_RUN_OVERHEAD_S = 15
+
+
 def vm_timeout(plans):
     """The guest's bound: every run's own (the harness calls a run past half
     its duration and a second more INVALID, and stops open-ended ones at
-    their bound), plus five minutes to boot and bring the files back.  Runs
-    this host skips (cross-node on one node) may run in the guest: each
-    counts at its line's longest bound."""
-    return int(300 + sum(1.5 * (p.bound_s + p.skipped * p.max_bound_s) + (p.runs + p.skipped) * 1.0 +
+    their bound) and the loaded guest's overhead per run, plus five minutes
+    to boot.  Runs this host skips (cross-node on one node) may run in the
+    guest: each counts at its line's longest bound."""
+    return int(300 + sum(1.5 * (p.bound_s + p.skipped * p.max_bound_s) + (p.runs + p.skipped) * VM_RUN_OVERHEAD_S +
                          p.open_ended * p.open_bound_s for p in plans))
 
 
 def vm_script(invocations, repeats):
-    """One shell script for the guest: each line, its end marked with its exit."""
+    """One shell script for the guest: each line, its end marked with its
+    exit, its results file sent back at once (a guest killed later still
+    returns the lines it finished)."""
     out = ["#!/bin/sh", "# scripts/nightly --in-vm: the suite's lines, one after the other"]
     names = []
     for i, line in enumerate(invocations):
@@ -446,6 +455,8 @@ def vm_script(invocations, repeats):
         names.append((name, args))
         out.append(f'mmtorture {" ".join(shlex.quote(a) for a in args)} --output "$MMT_RESULTS_DIR/{name}"')
         out.append(f'echo "@@MMT-LINE {i} exit $?@@"')
+        out.append(f'f="$MMT_RESULTS_DIR/{name}"; if [ -f "$f" ]; then echo "@@MMT-FILE {name}@@"; base64 "$f"; '
+                   f'echo "@@MMT-END@@"; rm -f "$f"; fi')
     return "\n".join(out) + "\n", names
 
 
@@ -455,16 +466,18 @@ def run_lines_in_vm(vm_opts, invocations, repeats, run_dir, plans):
     text, names = vm_script(invocations, repeats)
     path = os.path.join(run_dir, "in-vm.sh")
     write(path, text)
-    cmd = [numa_vm()] + vm_opts + ["--timeout", str(vm_timeout(plans)), "--log",
-                                   os.path.join(run_dir, "console.log"), "--script", path]
+    bound = [] if "--timeout" in vm_opts else ["--timeout", str(vm_timeout(plans))]
+    cmd = [numa_vm()] + vm_opts + bound + ["--log", os.path.join(run_dir, "console.log"), "--script", path]
     print(f"in a guest: {' '.join(shlex.quote(c) for c in cmd)}", flush=True)
     proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
                           env=dict(os.environ, MMT_RESULTS_DIR=run_dir))
     write(os.path.join(run_dir, "numa-vm.log"), proc.stdout)
-    logs, ends, cur = [[] for _ in names], {}, 0
+    logs, ends, cur, in_file = [[] for _ in names], {}, 0, False
     for ln in proc.stdout.splitlines():
         m = LINE_END.match(ln)
-        if m:
+        if ln.startswith("@@MMT-FILE ") or in_file:	# a results file on its way back
+            in_file = ln != "@@MMT-END@@"
+        elif m:
             ends[int(m.group(1))] = int(m.group(2))
             cur = int(m.group(1)) + 1
         elif cur < len(names):
@@ -505,14 +518,15 @@ def main(argv):
                     help="check the suite and print how many runs it makes and about how long they take; run nothing")
     ap.add_argument("--in-vm", metavar="OPTIONS",
                     help="run the night in one scripts/numa-vm boot with these options (e.g. \"--nodes 2\"; "
-                         "\"\" for its defaults), against the guest's own baseline")
+                         "\"\" for its defaults; --timeout S replaces the bound nightly works out), against the "
+                         "guest's own baseline")
     ap.add_argument("--alpha", type=float, default=0.05)
     ap.add_argument("--min-delta", type=float, default=3.0, metavar="PCT")
     a = ap.parse_args(argv)
     vm_opts = None
     if a.in_vm is not None:
         vm_opts = shlex.split(a.in_vm)
-        bad = [o for o in vm_opts if o in ("--script", "--", "--timeout", "--log", "--identity")]
+        bad = [o for o in vm_opts if o in ("--script", "--", "--log", "--identity")]
         if bad:
             ap.error(f"--in-vm: {bad[0]} is nightly's to set")
     if a.repeats < 1 or a.keep < 1:

@@ -21,7 +21,9 @@
 #                  --in-vm finds the guest's baseline by it)
 #   --script FILE  run a shell script in the guest instead of one command:
 #                  mmtorture and run-scenario are on its PATH, results go to
-#                  /results; its exit status is numa-vm's
+#                  /results; its exit status is numa-vm's.  A file it prints
+#                  base64 between '@@MMT-FILE NAME@@' and '@@MMT-END@@' lines
+#                  comes back even if the guest hangs or panics later
 #
 # The guest is a small initramfs: busybox-static and a statically linked
 # mmtorture (build-static/, or for aarch64 build-aarch64/ from
@@ -257,6 +259,19 @@ keep_failure_log() {
 	cp "$log.clean" "$keep_log" && echo "numa-vm: the guest's console: $keep_log" >&2
 }
 
+# Every complete file block in the console, wherever it stands: the
+# command's own (a script may send a file as soon as it has it) and the
+# results at the end.
+bring_back_files() {
+	awk -v work="$work" '
+		/^@@MMT-FILE .*@@$/ { name = $2; sub(/@@$/, "", name); out = work "/" name ".b64"; next }
+		/^@@MMT-END@@$/ { if (out != "") print name; out = ""; next }
+		out != "" { print > out }' "$log.clean" | while read -r name; do
+		base64 -d "$work/$name.b64" >"$results/.$name.tmp" && mv "$results/.$name.tmp" "$results/$name" &&
+			echo "numa-vm: results: $results/$name" >&2
+	done
+}
+
 if ! grep -q '@@MMT-DONE@@' "$log.clean"; then
 	if grep -q 'Kernel panic' "$log.clean"; then
 		echo "numa-vm: the guest kernel panicked; its console:" >&2
@@ -267,6 +282,7 @@ if ! grep -q '@@MMT-DONE@@' "$log.clean"; then
 	fi
 	tail -n 30 "$log.clean" >&2
 	keep_failure_log
+	bring_back_files	# what the command sent before it stopped
 	exit 3
 fi
 seen=$(sed -n 's/.*@@MMT-NODES \([0-9]*\)@@.*/\1/p' "$log.clean" | head -n 1)
@@ -277,13 +293,7 @@ if [ "${seen:-0}" -lt "$nodes" ] && [ "$nodes" -gt 1 ]; then
 fi
 # The command's own output, then its result files.
 awk '/@@MMT-BEGIN@@/ { on = 1; next } /@@MMT-RC / { exit } on' "$log.clean"
-awk -v dir="$results" -v work="$work" '
-	/^@@MMT-FILE .*@@$/ { name = $2; sub(/@@$/, "", name); out = work "/" name ".b64"; next }
-	/^@@MMT-END@@$/ { print name; out = ""; next }
-	out != "" { print > out }' "$log.clean" | while read -r name; do
-	base64 -d "$work/$name.b64" >"$results/.$name.tmp" && mv "$results/.$name.tmp" "$results/$name" &&
-		echo "numa-vm: results: $results/$name" >&2
-done
+bring_back_files
 rc=$(sed -n 's/.*@@MMT-RC \([0-9]*\)@@.*/\1/p' "$log.clean" | head -n 1)
 # Exit codes other than ok, found and skipped are failures: keep the console.
 case ${rc:-3} in 0|1|77) ;; *) keep_failure_log ;; esac

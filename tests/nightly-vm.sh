@@ -16,11 +16,22 @@ vm="$scratch/numa-vm"
 cat >"$vm" <<STUB
 #!/bin/sh
 # numa-vm's stand-in: --identity prints the guest's; --script runs it here
-# with mmtorture on PATH, as the guest does; what it was given, in args
+# with mmtorture on PATH and /results a directory of its own, as the guest
+# does, and brings back the files it sends (numa-vm's protocol); with
+# STUB_DIE_AFTER=N the guest dies during the line after line N.  What it was
+# given goes to vm-args.
 echo "\$*" >>"$scratch/vm-args"
 for a; do [ "\$a" = --identity ] && { echo 0123456789abcdef0123456789abcdef mmt-vm-x86_64-2n4c; exit 0; }; done
 while [ \$# -gt 0 ]; do case \$1 in --script) s=\$2; shift 2 ;; *) shift ;; esac; done
-PATH="$MMT_BUILDDIR:\$PATH" sh "\$s"
+dest=\$MMT_RESULTS_DIR guest=\$(mktemp -d)
+MMT_RESULTS_DIR=\$guest PATH="$MMT_BUILDDIR:\$PATH" sh "\$s" >"\$guest/console"
+awk -v die="\${STUB_DIE_AFTER:-}" 'die != "" && \$0 ~ "^@@MMT-LINE " die + 1 " " { exit } { print }' "\$guest/console" >"\$guest/seen"
+awk -v g="\$guest" '/^@@MMT-FILE / { n = \$2; sub(/@@\$/, "", n); out = g "/" n ".b64"; next }
+	/^@@MMT-END@@\$/ { print n; out = ""; next } out != "" { print > out }' "\$guest/seen" |
+	while read -r n; do base64 -d "\$guest/\$n.b64" >"\$dest/\$n"; done
+cat "\$guest/seen"
+rm -rf "\$guest"
+[ -z "\${STUB_DIE_AFTER:-}" ] || exit 3
 STUB
 chmod +x "$vm"
 printf '%s\n' "msgpass --variant mb --duration 50ms" "ring --variant cached --duration 50ms" >"$scratch/suite"
@@ -42,6 +53,14 @@ ok $? "--accept: the baseline is the guest's, named by its hostname and machine-
 rc=$?
 grep -q "baseline: .*suite-2" "$(ls -d "$scratch/res/nightly/suite-latest")/compare.txt"
 ok $? "the next night in the guest is compared with the guest's baseline (exit $rc)"
+
+STUB_DIE_AFTER=0 "$N" "$scratch/suite" --in-vm "--nodes 2 --cpus 4 --timeout 900" --repeats 1 >"$scratch/out6" 2>&1
+rc=$?
+night=$(ls -d "$scratch/res/nightly/suite-latest/")
+[ "$rc" -eq 1 ] && [ -f "$night/00-msgpass.json" ] && [ ! -f "$night/01-ring.json" ] &&
+	grep -q "^\\[2/2\\] .*did not finish in the guest" "$scratch/out6" && grep -q "ERROR run-scenario ring" "$scratch/out6" &&
+	! grep -q "MMT-FILE\\|^[A-Za-z0-9+/=]\\{60,\\}$" "$night/00.log" && tail -1 "$scratch/vm-args" | grep -q -- "--timeout 900 --log"
+ok $? "a guest that dies after line 1 still returns line 1's results; line 2 is an error; --timeout is the user's (exit $rc)"
 
 "$N" "$scratch/suite" --in-vm "--script x" >"$scratch/out4" 2>&1
 rc=$?
