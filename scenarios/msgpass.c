@@ -91,15 +91,33 @@ static int msgpass_prepare(struct mmt_run *run)
 	return 0;
 }
 
-/* ---- the loops ----------------------------------------------------------- */
+/* ---- the loops -----------------------------------------------------------
+ *
+ * What sits between one side seeing the other's store and making its own
+ * is the round trip; everything else is taken off that path:
+ *   - the payload's length and mix are locals: read through p, every word
+ *     store in fill() could alias them and the compiler reloads both per word;
+ *   - the waits look at the stop flag and nothing else; the producer, the
+ *     tracker's leader, polls it once per message with the counter it has
+ *     just read (mmt_track_poll_clock), the consumer, the follower, in its
+ *     wait as the tracker needs;
+ *   - the consumer checks every word as it loads it and keeps a word only
+ *     when it mismatches (a branch never taken on a clean message): no copy
+ *     of the payload sits in the store buffer ahead of the acknowledgement
+ *     (x86 commits stores in order), and what a mismatch report shows is
+ *     still what this CPU read;
+ *   - the consumer acknowledges first and records afterwards (outcome,
+ *     histogram); t_pub is read before the acknowledgement, as the producer
+ *     rewrites it for the next message after it.
+ */
 
 static inline __attribute__((always_inline)) void
-fill(const struct priv *p, struct payload_buf *b, uint64_t i)
+fill(unsigned words, uint64_t mix, struct payload_buf *b, uint64_t i)
 {
 	uint64_t *w = words_of(b);
 
-	for (unsigned k = 0; k < p->words; k++)
-		w[k] = msgpass_value(p->mix, i, k);
+	for (unsigned k = 0; k < words; k++)
+		w[k] = msgpass_value(mix, i, k);
 }
 
 static inline __attribute__((always_inline)) void producer(const int v, struct mmt_worker *w)
@@ -108,8 +126,8 @@ static inline __attribute__((always_inline)) void producer(const int v, struct m
 	struct shared *s = run->shared;
 	struct priv *p = run->priv;
 	struct worker_state *ws = &p->ws[w->id];
-	const unsigned consumers = run->nr_workers - 1;
-	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX;
+	const unsigned consumers = run->nr_workers - 1, words = p->words;
+	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX, mix = p->mix;
 	const uint64_t delay = run->opt[OPT_BROKEN_DELAY];
 	uint64_t i;
 
@@ -117,7 +135,7 @@ static inline __attribute__((always_inline)) void producer(const int v, struct m
 		return;	/* never started: mmt_family_not_built() */
 	for (i = 1; i <= last && !mmt_should_stop(); i++) {
 		struct payload_buf *b = p->buf[i & 1];
-		uint64_t t0;
+		uint64_t t0, t1;
 
 		if (v == V_BROKEN_PUBLISH_FIRST) {
 			t0 = mmt_cycles();
@@ -125,47 +143,50 @@ static inline __attribute__((always_inline)) void producer(const int v, struct m
 			publish(v, s, b, i);
 			for (uint64_t d = 0; d < delay; d++)
 				cpu_relax();
-			fill(p, b, i);
+			fill(words, mix, b, i);
 		} else {
-			fill(p, b, i);
+			fill(words, mix, b, i);
 			t0 = mmt_cycles();
 			WRITE_ONCE(s->t_pub, t0);
 			publish(v, s, b, i);
 		}
-		for (unsigned c = 1; c <= consumers; c++) {
-			while (smp_load_acquire(&ACK(s, c)) != i) {
-				if (mmt_should_stop())
+		for (unsigned c = 1; c <= consumers; c++)
+			while (smp_load_acquire(&ACK(s, c)) != i)
+				if (unlikely(mmt_should_stop()))
 					goto out;
-				mmt_track_poll(w, w->ops);
-			}
-		}
-		mmt_hist_add(&ws->lat, mmt_cycles() - t0);
-		w->ops++;
-		mmt_track_poll(w, w->ops);
+		t1 = mmt_cycles();
+		mmt_hist_add(&ws->lat, t1 - t0);
+		mmt_track_poll_clock(w, i, t1);
 	}
 out:
+	w->ops = i - 1;		/* messages every consumer acknowledged */
 	w->role = "producer";
 }
 
+/* The words of message i that mismatched: their indices and what was read. */
+struct mismatched {
+	unsigned n;
+	uint16_t word[4096];
+	uint64_t found[4096];
+};
+
 static void __attribute__((noinline)) report_mismatch(struct priv *p, struct worker_state *ws,
 						      uint64_t *outcomes, uint64_t i,
-						      const uint64_t *seen)
+						      const struct mismatched *m)
 {
 	bool corrupt = false;
 
-	for (unsigned k = 0; k < p->words; k++) {
-		uint64_t want = msgpass_value(p->mix, i, k), x = seen[k] ^ p->mix;
-
-		if (seen[k] == want)
-			continue;
-		ws->stale_words++;
+	ws->stale_words += m->n;
+	for (unsigned j = 0; j < m->n; j++) {
+		unsigned k = m->word[j];
+		uint64_t want = msgpass_value(p->mix, i, k), x = m->found[j] ^ p->mix;
 		/* An older message's word has this word's index and a
 		 * smaller message number; anything else is garbage. */
 		bool stale = (x & 0xffff) == k && (x >> 16) < i;
 
 		corrupt |= !stale;
 		if (ws->nr_mismatches < MAX_MISMATCHES)
-			ws->mismatch[ws->nr_mismatches++] = (struct mismatch){ i, k, want, seen[k], stale };
+			ws->mismatch[ws->nr_mismatches++] = (struct mismatch){ i, k, want, m->found[j], stale };
 	}
 	outcomes[corrupt ? OUT_CORRUPT : OUT_STALE]++;
 }
@@ -176,40 +197,48 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct m
 	struct shared *s = run->shared;
 	struct priv *p = run->priv;
 	struct worker_state *ws = &p->ws[w->id];
-	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX;
-	uint64_t seen[4096];
+	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX, mix = p->mix;
+	const unsigned words = p->words;
+	struct mismatched m;
+	uint64_t i;
 
 	if (!MMT_FAMILY_BUILT(variants[v].family))
 		return;	/* never started: mmt_family_not_built() */
 	w->role = "consumer";
-	for (uint64_t i = 1; i <= last; i++) {
+	for (i = 1; i <= last; i++) {
 		struct payload_buf *b = p->buf[i & 1];
-		const uint64_t *words = words_of(b);
-		uint64_t bad = 0, t;
+		const uint64_t *payload = words_of(b);
+		uint64_t t, t_pub;
 
 		while (!published(v, s, b, i)) {
-			if (mmt_should_stop())
-				return;
-			mmt_track_poll(w, w->ops);
+			if (unlikely(mmt_should_stop()))
+				goto out;
+			mmt_track_poll(w, i - 1);
 		}
 		t = mmt_cycles();
-		/* Read every word once, compare afterwards: the copy is what
-		 * this CPU saw, so a mismatch report cannot be re-read fresh. */
-		for (unsigned k = 0; k < p->words; k++) {
-			seen[k] = words[k];
-			bad |= seen[k] ^ msgpass_value(p->mix, i, k);
+		/* Each word compared as it is loaded; one that mismatches is
+		 * kept as read, so the report cannot show a fresh re-read. */
+		m.n = 0;
+		for (unsigned k = 0; k < words; k++) {
+			uint64_t x = payload[k];
+
+			if (unlikely(x != msgpass_value(mix, i, k))) {
+				m.word[m.n] = (uint16_t)k;
+				m.found[m.n++] = x;
+			}
 		}
-		if (unlikely(bad)) {
+		t_pub = READ_ONCE(s->t_pub);
+		smp_store_release(&ACK(s, w->id), i);
+		if (unlikely(m.n)) {
 			mmt_witness_first(w, i - 1);
-			report_mismatch(p, ws, w->outcomes, i, seen);
+			report_mismatch(p, ws, w->outcomes, i, &m);
 		} else {
 			w->outcomes[OUT_FRESH]++;
 		}
-		mmt_hist_add(&ws->lat, t - READ_ONCE(s->t_pub));
-		smp_store_release(&ACK(s, w->id), i);
-		w->ops++;
-		mmt_track_poll(w, w->ops);
+		mmt_hist_add(&ws->lat, t - t_pub);
 	}
+out:
+	w->ops = i - 1;		/* messages checked and acknowledged */
 }
 
 #define AS_WORKER(e, ...) MMT_VARIANT_WORKER(V_##e, producer, consumer)
