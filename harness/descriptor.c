@@ -41,6 +41,19 @@ const char *mmt_family_name(enum mmt_family f)
 	return (unsigned)f < MMT_NR_FAMILIES ? family_names[f] : "undeclared";
 }
 
+/* Here, not in registry.c: the ruler (bench/msgpass-bare) asks it without
+ * the registry's linker section. */
+unsigned mmt_this_arch(void)
+{
+#if defined(__x86_64__)
+	return MMT_ARCH_X86_64;
+#elif defined(__aarch64__)
+	return MMT_ARCH_AARCH64;
+#else
+	return MMT_ARCH_GENERIC;
+#endif
+}
+
 const char *mmt_family_not_built(enum mmt_family f)
 {
 	return (unsigned)f < MMT_NR_FAMILIES && !MMT_FAMILY_BUILT(f) ? family_missing[f] : NULL;

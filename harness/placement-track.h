@@ -14,7 +14,9 @@
  * A scenario takes part by calling mmt_track_poll(w, ops) in worker 0's
  * and worker 1's loops, in the work loop and in every wait loop (the
  * follower answers only from a poll, and a leader that waits for it in a
- * loop without one would time out), with ops the worker's count so far
+ * loop without one would time out; a leader that reads the clock once per
+ * operation may poll there instead, mmt_track_poll_clock), with ops the
+ * worker's count so far
  * (what it leaves in w->ops at the end), and setting .tracks_placement.
  * Off the sampling moment the leader's poll is a decrement, the
  * follower's one load of a line written once per sample.  The split's
@@ -74,6 +76,22 @@ static inline void mmt_track_poll(struct mmt_worker *w, uint64_t ops)
 	} else if (w->track_role == MMT_TRACK_FOLLOWER) {
 		if (unlikely(READ_ONCE(w->track->req) != w->track_seen))
 			mmt_track_answer(w, ops);
+	}
+}
+
+/* For a leader that reads the cycle counter anyway, once per operation
+ * (msgpass's producer): its reading replaces the countdown, so the poll is
+ * one compare against the next sample's time, it samples on time however
+ * slowly the loop runs, and the leader's waits need no poll of their own
+ * (the follower's still do: it answers only from a poll).  A follower's
+ * call is mmt_track_poll's. */
+static inline void mmt_track_poll_clock(struct mmt_worker *w, uint64_t ops, uint64_t now)
+{
+	if (w->track_role == MMT_TRACK_LEADER) {
+		if (unlikely((int64_t)(now - w->track->next_cycles) >= 0))
+			mmt_track_lead(w, ops);
+	} else {
+		mmt_track_poll(w, ops);
 	}
 }
 

@@ -72,17 +72,6 @@ const struct mmt_variant *mmt_variant_find(const struct mmt_scenario *sc, const 
 	return NULL;
 }
 
-unsigned mmt_this_arch(void)
-{
-#if defined(__x86_64__)
-	return MMT_ARCH_X86_64;
-#elif defined(__aarch64__)
-	return MMT_ARCH_AARCH64;
-#else
-	return MMT_ARCH_GENERIC;
-#endif
-}
-
 json_t *mmt_json_hex(uint64_t v)
 {
 	char buf[24];

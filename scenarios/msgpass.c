@@ -19,67 +19,17 @@
  * Each variant gets its own copy of the loops: the primitive is a
  * compile-time constant, so the hot loops carry no per-message dispatch.
  */
-#include <stdatomic.h>
-/* Small liburcu functions (rcu_dereference, ...) inline, as the LGPL allows
- * for functions under ten lines: the comparison is against what the
- * library costs inline, not a call through the PLT. */
-#define URCU_INLINE_SMALL_FUNCTIONS
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <urcu/arch.h>
-#include <urcu/pointer.h>
-#include <urcu/system.h>
-#ifdef MMT_HAVE_CK
-/* concurrencykit's fences and accesses, where configure found libck-dev;
- * the ck variants are skipped elsewhere.  The fences are inline asm
- * chosen by ck_md.h's memory model (TSO on x86-64: load and store fences
- * are compiler barriers, ck_pr_fence_memory an mfence). */
-#include <ck_pr.h>
-#endif
 
-#include "arch/barrier.h"
+#include "msgpass.h"
 #include "clock.h"
 #include "histogram.h"
 #include "mix.h"
 #include "placement-track.h"
 #include "scenario.h"
 
-/*
- * X(enum, name, forbidden_on, family, compares, help): the one list of
- * variants; the enum, the table and the per-variant loops come from it.
- */
-#define MSGPASS_VARIANTS(X)                                                                        \
-	X(PLAIN, "plain", 0, UNORDERED, NULL,                                                         \
-	  "plain C stores and loads, no barriers: the compiler (and a weakly ordered CPU) may reorder") \
-	X(ONCE_WMB_RMB, "once-wmb-rmb", MMT_ARCH_ALL, HAND_ROLLED, "wmb/rmb publication",              \
-	  "hand-rolled WRITE_ONCE/READ_ONCE with smp_wmb() before publishing, smp_rmb() after reading") \
-	X(RELEASE_ACQUIRE, "release-acquire", MMT_ARCH_ALL, HAND_ROLLED, "release/acquire publication", \
-	  "hand-rolled smp_store_release()/smp_load_acquire() (stlr/ldar on aarch64)")                 \
-	X(MB, "mb", MMT_ARCH_ALL, HAND_ROLLED, "full barrier both sides",                             \
-	  "hand-rolled smp_mb() on both sides (x86: lock; addl, as the kernel)")                       \
-	X(MB_FENCE, "mb-fence", MMT_ARCH_ALL, HAND_ROLLED, "fence instruction both sides",             \
-	  "hand-rolled full fence instruction on both sides (x86 mfence, aarch64 dsb ish)")            \
-	X(URCU_WMB_RMB, "urcu-wmb-rmb", MMT_ARCH_ALL, LIBURCU, "wmb/rmb publication",                  \
-	  "liburcu CMM_STORE_SHARED/CMM_LOAD_SHARED with cmm_smp_wmb()/cmm_smp_rmb()")                 \
-	X(URCU_RCU, "urcu-rcu", MMT_ARCH_ALL, LIBURCU, "release/acquire publication",                  \
-	  "liburcu rcu_assign_pointer()/rcu_dereference() of a pointer to the payload")                \
-	X(URCU_MB, "urcu-mb", MMT_ARCH_ALL, LIBURCU, "full barrier both sides",                        \
-	  "liburcu cmm_smp_mb() on both sides (mfence on x86-64 in liburcu 0.13)")                     \
-	X(CK_FENCE, "ck-fence", MMT_ARCH_ALL, CK, "wmb/rmb publication",                               \
-	  "concurrencykit ck_pr_store_64/ck_pr_load_64 with ck_pr_fence_store() before publishing, ck_pr_fence_load() after reading") \
-	X(CK_RELEASE_ACQUIRE, "ck-release-acquire", MMT_ARCH_ALL, CK, "release/acquire publication",   \
-	  "concurrencykit ck_pr_fence_release() before ck_pr_store_64, ck_pr_fence_acquire() after ck_pr_load_64") \
-	X(CK_FENCE_MEMORY, "ck-fence-memory", MMT_ARCH_ALL, CK, "full barrier both sides",             \
-	  "concurrencykit ck_pr_fence_memory() on both sides (mfence on x86-64, dmb ish on aarch64)")  \
-	X(C11_RELEASE_ACQUIRE, "c11-release-acquire", MMT_ARCH_ALL, C11, "release/acquire publication", \
-	  "C11 atomic_store_explicit(release)/atomic_load_explicit(acquire)")                          \
-	X(C11_SEQ_CST, "c11-seq-cst", MMT_ARCH_ALL, C11, "full barrier both sides",                    \
-	  "C11 relaxed accesses with atomic_thread_fence(memory_order_seq_cst) on both sides")         \
-	X(BROKEN_PUBLISH_FIRST, "broken-publish-first", 0, INJECTED, NULL,                             \
-	  "fault injection: publishes before writing the payload, as a reordering would; the checker must catch it")
-
-enum msgpass_variant { MSGPASS_VARIANTS(MMT_X_ENUM) NR_VARIANTS };
 static const struct mmt_variant variants[NR_VARIANTS] = { MSGPASS_VARIANTS(MMT_X_ROW) };
 
 enum { OPT_PAYLOAD_WORDS, OPT_BROKEN_DELAY };
@@ -95,22 +45,6 @@ enum { OUT_FRESH, OUT_STALE, OUT_CORRUPT, NR_OUTCOMES };
 static const char *const outcome_names[NR_OUTCOMES] = { "fresh", "stale", "corrupt" };
 
 #define MAX_MISMATCHES 8
-
-struct payload_buf {
-	uint64_t seq;		/* for urcu-rcu: which message this buffer holds */
-	uint64_t word[];	/* starts on the next line (see shared_size) */
-};
-
-struct shared {
-	/* Publication: a message number, or for urcu-rcu a buffer pointer. */
-	uint64_t token __mmt_aligned;
-	struct payload_buf *ptr;
-	uint64_t t_pub;		/* producer's mmt_cycles() just before publishing */
-	uint64_t ack[] __mmt_aligned;	/* one padded line per consumer, see ACK() */
-};
-
-#define ACK_STRIDE (MMT_PAD_BYTES / sizeof(uint64_t))
-#define ACK(s, c) ((s)->ack[(size_t)(c) * ACK_STRIDE])
 
 struct mismatch {
 	uint64_t message, word, expected, found;
@@ -131,34 +65,9 @@ struct priv {
 	struct worker_state ws[];
 };
 
-static size_t buf_bytes(unsigned words)
-{
-	/* seq on its own line, then the words, rounded up to whole lines */
-	size_t b = MMT_PAD_BYTES + (size_t)words * sizeof(uint64_t);
-
-	return (b + MMT_PAD_BYTES - 1) / MMT_PAD_BYTES * MMT_PAD_BYTES;
-}
-
-static size_t header_bytes(unsigned nr_workers)
-{
-	return sizeof(struct shared) + (size_t)nr_workers * MMT_PAD_BYTES;
-}
-
 static size_t msgpass_shared_size(const struct mmt_run *run)
 {
-	return header_bytes(run->nr_workers) + 2 * buf_bytes((unsigned)run->opt[OPT_PAYLOAD_WORDS]);
-}
-
-/* Payload value of word k of message i: decodable, so that a mismatch
- * says which message it came from. */
-static inline uint64_t value(const struct priv *p, uint64_t i, unsigned k)
-{
-	return ((i << 16) | k) ^ p->mix;
-}
-
-static inline uint64_t *words_of(struct payload_buf *b)
-{
-	return (uint64_t *)((char *)b + MMT_PAD_BYTES);
+	return msgpass_header_bytes(run->nr_workers) + 2 * msgpass_buf_bytes((unsigned)run->opt[OPT_PAYLOAD_WORDS]);
 }
 
 static int msgpass_prepare(struct mmt_run *run)
@@ -172,161 +81,43 @@ static int msgpass_prepare(struct mmt_run *run)
 		return -1;
 	p->words = words;
 	p->mix = mmt_mix64(run->seed) & ~0xffffull;
-	p->buf[0] = (struct payload_buf *)(base + header_bytes(run->nr_workers));
-	p->buf[1] = (struct payload_buf *)((char *)p->buf[0] + buf_bytes(words));
+	p->buf[0] = (struct payload_buf *)(base + msgpass_header_bytes(run->nr_workers));
+	p->buf[1] = (struct payload_buf *)((char *)p->buf[0] + msgpass_buf_bytes(words));
 	/* Both buffers start as "message 0", so a stale read of the first
 	 * messages decodes as stale rather than as garbage. */
 	for (unsigned k = 0; k < words; k++)
-		words_of(p->buf[0])[k] = words_of(p->buf[1])[k] = value(p, 0, k);
+		words_of(p->buf[0])[k] = words_of(p->buf[1])[k] = msgpass_value(p->mix, 0, k);
 	run->priv = p;
 	return 0;
 }
 
-/* ---- publication primitives, one per variant ---------------------------- */
+/* ---- the loops -----------------------------------------------------------
+ *
+ * What sits between one side seeing the other's store and making its own
+ * is the round trip; everything else is taken off that path:
+ *   - the payload's length and mix are locals: read through p, every word
+ *     store in fill() could alias them and the compiler reloads both per word;
+ *   - the waits look at the stop flag and nothing else; the producer, the
+ *     tracker's leader, polls it once per message with the counter it has
+ *     just read (mmt_track_poll_clock), the consumer, the follower, in its
+ *     wait as the tracker needs;
+ *   - the consumer checks every word as it loads it and keeps a word only
+ *     when it mismatches (a branch never taken on a clean message): no copy
+ *     of the payload sits in the store buffer ahead of the acknowledgement
+ *     (x86 commits stores in order), and what a mismatch report shows is
+ *     still what this CPU read;
+ *   - the consumer acknowledges first and records afterwards (outcome,
+ *     histogram); t_pub is read before the acknowledgement, as the producer
+ *     rewrites it for the next message after it.
+ */
 
 static inline __attribute__((always_inline)) void
-publish(const int v, struct shared *s, struct payload_buf *b, uint64_t i)
-{
-	switch (v) {
-	case V_PLAIN:
-	case V_BROKEN_PUBLISH_FIRST:
-		s->token = i;
-		break;
-	case V_ONCE_WMB_RMB:
-		smp_wmb();
-		WRITE_ONCE(s->token, i);
-		break;
-	case V_RELEASE_ACQUIRE:
-		smp_store_release(&s->token, i);
-		break;
-	case V_MB:
-		smp_mb();
-		WRITE_ONCE(s->token, i);
-		break;
-	case V_MB_FENCE:
-		smp_mb_fence();
-		WRITE_ONCE(s->token, i);
-		break;
-	case V_URCU_WMB_RMB:
-		cmm_smp_wmb();
-		CMM_STORE_SHARED(s->token, i);
-		break;
-	case V_URCU_RCU:
-		b->seq = i;
-		rcu_assign_pointer(s->ptr, b);
-		break;
-	case V_URCU_MB:
-		cmm_smp_mb();
-		CMM_STORE_SHARED(s->token, i);
-		break;
-#ifdef MMT_HAVE_CK
-	case V_CK_FENCE:
-		ck_pr_fence_store();
-		ck_pr_store_64(&s->token, i);
-		break;
-	case V_CK_RELEASE_ACQUIRE:
-		ck_pr_fence_release();
-		ck_pr_store_64(&s->token, i);
-		break;
-	case V_CK_FENCE_MEMORY:
-		ck_pr_fence_memory();
-		ck_pr_store_64(&s->token, i);
-		break;
-#endif
-	case V_C11_RELEASE_ACQUIRE:
-		atomic_store_explicit((_Atomic uint64_t *)&s->token, i, memory_order_release);
-		break;
-	case V_C11_SEQ_CST:
-		atomic_thread_fence(memory_order_seq_cst);
-		atomic_store_explicit((_Atomic uint64_t *)&s->token, i, memory_order_relaxed);
-		break;
-	}
-}
-
-/* True once message i is published; afterwards payload reads are ordered
- * after the read of the publication (or, for the broken ones, are not). */
-static inline __attribute__((always_inline)) bool
-published(const int v, struct shared *s, struct payload_buf *b, uint64_t i)
-{
-	switch (v) {
-	case V_PLAIN:
-	case V_BROKEN_PUBLISH_FIRST:
-		/* The compiler barrier only makes the spin re-read the token
-		 * (as the kernel's cpu_relax() would); it orders nothing on
-		 * the CPU, and the payload loads may still be hoisted. */
-		barrier();
-		return s->token == i;
-	case V_ONCE_WMB_RMB:
-		if (READ_ONCE(s->token) != i)
-			return false;
-		smp_rmb();
-		return true;
-	case V_RELEASE_ACQUIRE:
-		return smp_load_acquire(&s->token) == i;
-	case V_MB:
-		if (READ_ONCE(s->token) != i)
-			return false;
-		smp_mb();
-		return true;
-	case V_MB_FENCE:
-		if (READ_ONCE(s->token) != i)
-			return false;
-		smp_mb_fence();
-		return true;
-	case V_URCU_WMB_RMB:
-		if (CMM_LOAD_SHARED(s->token) != i)
-			return false;
-		cmm_smp_rmb();
-		return true;
-	case V_URCU_RCU: {
-		/* Buffers alternate, so the pointer changes with every message;
-		 * its seq, read through the dependency, names the message. */
-		struct payload_buf *p = rcu_dereference(s->ptr);
-
-		return p == b && p->seq == i;
-	}
-	case V_URCU_MB:
-		if (CMM_LOAD_SHARED(s->token) != i)
-			return false;
-		cmm_smp_mb();
-		return true;
-#ifdef MMT_HAVE_CK
-	case V_CK_FENCE:
-		if (ck_pr_load_64(&s->token) != i)
-			return false;
-		ck_pr_fence_load();
-		return true;
-	case V_CK_RELEASE_ACQUIRE:
-		if (ck_pr_load_64(&s->token) != i)
-			return false;
-		ck_pr_fence_acquire();
-		return true;
-	case V_CK_FENCE_MEMORY:
-		if (ck_pr_load_64(&s->token) != i)
-			return false;
-		ck_pr_fence_memory();
-		return true;
-#endif
-	case V_C11_RELEASE_ACQUIRE:
-		return atomic_load_explicit((_Atomic uint64_t *)&s->token, memory_order_acquire) == i;
-	case V_C11_SEQ_CST:
-		if (atomic_load_explicit((_Atomic uint64_t *)&s->token, memory_order_relaxed) != i)
-			return false;
-		atomic_thread_fence(memory_order_seq_cst);
-		return true;
-	}
-	return false;
-}
-
-/* ---- the loops ----------------------------------------------------------- */
-
-static inline __attribute__((always_inline)) void
-fill(const struct priv *p, struct payload_buf *b, uint64_t i)
+fill(unsigned words, uint64_t mix, struct payload_buf *b, uint64_t i)
 {
 	uint64_t *w = words_of(b);
 
-	for (unsigned k = 0; k < p->words; k++)
-		w[k] = value(p, i, k);
+	for (unsigned k = 0; k < words; k++)
+		w[k] = msgpass_value(mix, i, k);
 }
 
 static inline __attribute__((always_inline)) void producer(const int v, struct mmt_worker *w)
@@ -335,8 +126,8 @@ static inline __attribute__((always_inline)) void producer(const int v, struct m
 	struct shared *s = run->shared;
 	struct priv *p = run->priv;
 	struct worker_state *ws = &p->ws[w->id];
-	const unsigned consumers = run->nr_workers - 1;
-	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX;
+	const unsigned consumers = run->nr_workers - 1, words = p->words;
+	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX, mix = p->mix;
 	const uint64_t delay = run->opt[OPT_BROKEN_DELAY];
 	uint64_t i;
 
@@ -344,7 +135,7 @@ static inline __attribute__((always_inline)) void producer(const int v, struct m
 		return;	/* never started: mmt_family_not_built() */
 	for (i = 1; i <= last && !mmt_should_stop(); i++) {
 		struct payload_buf *b = p->buf[i & 1];
-		uint64_t t0;
+		uint64_t t0, t1;
 
 		if (v == V_BROKEN_PUBLISH_FIRST) {
 			t0 = mmt_cycles();
@@ -352,47 +143,50 @@ static inline __attribute__((always_inline)) void producer(const int v, struct m
 			publish(v, s, b, i);
 			for (uint64_t d = 0; d < delay; d++)
 				cpu_relax();
-			fill(p, b, i);
+			fill(words, mix, b, i);
 		} else {
-			fill(p, b, i);
+			fill(words, mix, b, i);
 			t0 = mmt_cycles();
 			WRITE_ONCE(s->t_pub, t0);
 			publish(v, s, b, i);
 		}
-		for (unsigned c = 1; c <= consumers; c++) {
-			while (smp_load_acquire(&ACK(s, c)) != i) {
-				if (mmt_should_stop())
+		for (unsigned c = 1; c <= consumers; c++)
+			while (smp_load_acquire(&ACK(s, c)) != i)
+				if (unlikely(mmt_should_stop()))
 					goto out;
-				mmt_track_poll(w, w->ops);
-			}
-		}
-		mmt_hist_add(&ws->lat, mmt_cycles() - t0);
-		w->ops++;
-		mmt_track_poll(w, w->ops);
+		t1 = mmt_cycles();
+		mmt_hist_add(&ws->lat, t1 - t0);
+		mmt_track_poll_clock(w, i, t1);
 	}
 out:
+	w->ops = i - 1;		/* messages every consumer acknowledged */
 	w->role = "producer";
 }
 
+/* The words of message i that mismatched: their indices and what was read. */
+struct mismatched {
+	unsigned n;
+	uint16_t word[4096];
+	uint64_t found[4096];
+};
+
 static void __attribute__((noinline)) report_mismatch(struct priv *p, struct worker_state *ws,
 						      uint64_t *outcomes, uint64_t i,
-						      const uint64_t *seen)
+						      const struct mismatched *m)
 {
 	bool corrupt = false;
 
-	for (unsigned k = 0; k < p->words; k++) {
-		uint64_t want = value(p, i, k), x = seen[k] ^ p->mix;
-
-		if (seen[k] == want)
-			continue;
-		ws->stale_words++;
+	ws->stale_words += m->n;
+	for (unsigned j = 0; j < m->n; j++) {
+		unsigned k = m->word[j];
+		uint64_t want = msgpass_value(p->mix, i, k), x = m->found[j] ^ p->mix;
 		/* An older message's word has this word's index and a
 		 * smaller message number; anything else is garbage. */
 		bool stale = (x & 0xffff) == k && (x >> 16) < i;
 
 		corrupt |= !stale;
 		if (ws->nr_mismatches < MAX_MISMATCHES)
-			ws->mismatch[ws->nr_mismatches++] = (struct mismatch){ i, k, want, seen[k], stale };
+			ws->mismatch[ws->nr_mismatches++] = (struct mismatch){ i, k, want, m->found[j], stale };
 	}
 	outcomes[corrupt ? OUT_CORRUPT : OUT_STALE]++;
 }
@@ -403,40 +197,48 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct m
 	struct shared *s = run->shared;
 	struct priv *p = run->priv;
 	struct worker_state *ws = &p->ws[w->id];
-	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX;
-	uint64_t seen[4096];
+	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX, mix = p->mix;
+	const unsigned words = p->words;
+	struct mismatched m;
+	uint64_t i;
 
 	if (!MMT_FAMILY_BUILT(variants[v].family))
 		return;	/* never started: mmt_family_not_built() */
 	w->role = "consumer";
-	for (uint64_t i = 1; i <= last; i++) {
+	for (i = 1; i <= last; i++) {
 		struct payload_buf *b = p->buf[i & 1];
-		const uint64_t *words = words_of(b);
-		uint64_t bad = 0, t;
+		const uint64_t *payload = words_of(b);
+		uint64_t t, t_pub;
 
 		while (!published(v, s, b, i)) {
-			if (mmt_should_stop())
-				return;
-			mmt_track_poll(w, w->ops);
+			if (unlikely(mmt_should_stop()))
+				goto out;
+			mmt_track_poll(w, i - 1);
 		}
 		t = mmt_cycles();
-		/* Read every word once, compare afterwards: the copy is what
-		 * this CPU saw, so a mismatch report cannot be re-read fresh. */
-		for (unsigned k = 0; k < p->words; k++) {
-			seen[k] = words[k];
-			bad |= seen[k] ^ value(p, i, k);
+		/* Each word compared as it is loaded; one that mismatches is
+		 * kept as read, so the report cannot show a fresh re-read. */
+		m.n = 0;
+		for (unsigned k = 0; k < words; k++) {
+			uint64_t x = payload[k];
+
+			if (unlikely(x != msgpass_value(mix, i, k))) {
+				m.word[m.n] = (uint16_t)k;
+				m.found[m.n++] = x;
+			}
 		}
-		if (unlikely(bad)) {
+		t_pub = READ_ONCE(s->t_pub);
+		smp_store_release(&ACK(s, w->id), i);
+		if (unlikely(m.n)) {
 			mmt_witness_first(w, i - 1);
-			report_mismatch(p, ws, w->outcomes, i, seen);
+			report_mismatch(p, ws, w->outcomes, i, &m);
 		} else {
 			w->outcomes[OUT_FRESH]++;
 		}
-		mmt_hist_add(&ws->lat, t - READ_ONCE(s->t_pub));
-		smp_store_release(&ACK(s, w->id), i);
-		w->ops++;
-		mmt_track_poll(w, w->ops);
+		mmt_hist_add(&ws->lat, t - t_pub);
 	}
+out:
+	w->ops = i - 1;		/* messages checked and acknowledged */
 }
 
 #define AS_WORKER(e, ...) MMT_VARIANT_WORKER(V_##e, producer, consumer)
