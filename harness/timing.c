@@ -64,8 +64,10 @@ enum mmt_spin_end mmt_spin_check(struct mmt_spin *s)
 
 void mmt_spin_until_ns(uint64_t end_ns)
 {
+	unsigned spins = 0;
+
 	while ((int64_t)(mmt_now_ns() - end_ns) < 0)
-		cpu_relax();
+		mmt_wait_relax(&spins);
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -280,6 +280,10 @@ if ! grep -q '@@MMT-DONE@@' "$log.clean"; then
 	else
 		echo "numa-vm: qemu exited ($qrc) before the command finished; its console:" >&2
 	fi
+	# What the command printed before it stopped, as a finished one's
+	# output comes (a script's progress markers included), then the end
+	# of the console, where the kernel said why.
+	awk '/@@MMT-BEGIN@@/ { on = 1; next } on' "$log.clean" | grep -v '^\[ *[0-9.]*\] ' || true
 	tail -n 30 "$log.clean" >&2
 	keep_failure_log
 	bring_back_files	# what the command sent before it stopped

@@ -26,7 +26,7 @@ P0(int *x, int *y, struct srcu_struct *s)
 	int r0;
 	int r1;
 
-	r1 = srcu_down_read(s);
+	r1 = call_rcu(s);
 	WRITE_ONCE(*x, 1);
 	r0 = READ_ONCE(*y);
 }
@@ -44,11 +44,11 @@ LIT
 sed -e '1s/.*/C SB-noresult/' -e '/Result:/d' -e '/Expect:/d' "$MMT_SRCDIR/scenarios/litmus/SB.litmus" >"$scratch/alt/SB-noresult.litmus"
 make -s -C "$builddir" litmus-alt LITMUS_ALT="$scratch/alt" LITMUS_ALT_STRICT= >"$scratch/make.out" 2>&1
 ok $? "a directory with a rejected test still builds, searched recursively"
-grep -q '^sub/SB+srcu.litmus:8:7: srcu_down_read() is not supported: srcu_down_read/srcu_up_read' "$scratch/make.out"
-ok $? "the build names the rejected file and line ($(grep srcu "$scratch/make.out" | head -n 1))"
+grep -q '^sub/SB+srcu.litmus:8:7: call_rcu() is not supported: call_rcu needs a callback' "$scratch/make.out"
+ok $? "the build names the rejected file and line ($(grep call_rcu "$scratch/make.out" | head -n 1))"
 alt="$scratch/alt/mmtorture"
 timeout -k 10 60 "$alt" litmus --test SB+srcu >"$scratch/out" 2>"$scratch/err"
-[ "$?" -eq 2 ] && grep -q '^mmtorture: --test SB+srcu: sub/SB+srcu.litmus:8:7: srcu_down_read' "$scratch/err"
+[ "$?" -eq 2 ] && grep -q '^mmtorture: --test SB+srcu: sub/SB+srcu.litmus:8:7: call_rcu' "$scratch/err"
 ok $? "--test on a rejected test: exit 2 with the reason ($(cat "$scratch/err"))"
 "$alt" --list litmus | grep -q 'SB-noresult/kernel .*no Result line.*\[expected: unknown\]'
 ok $? "--list: a test without a Result line is 'expected: unknown'"
