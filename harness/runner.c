@@ -103,7 +103,7 @@ static uint64_t next_move_in(uint64_t since_ns, unsigned done)
 static void *trampoline(void *arg)
 {
 	struct mmt_worker *w = arg;
-	unsigned n = w->run->nr_workers, spins = 0;
+	unsigned n = w->run->nr_workers;
 
 	w->cpu_seen_start = sched_getcpu();
 	mmt_worker_at(w, "start-up (waiting for the other workers)");
@@ -120,7 +120,7 @@ static void *trampoline(void *arg)
 	pthread_barrier_wait(&sync_state.barrier);
 	__atomic_fetch_add(&sync_state.armed, 1, __ATOMIC_ACQ_REL);
 	while (__atomic_load_n(&sync_state.armed, __ATOMIC_ACQUIRE) < n)
-		mmt_wait_relax(&spins);
+		cpu_relax();
 	if (w->run->events)
 		mmt_counters_enable(w->run->events, &w->run->counters[w->id]);
 	sync_state.t_begin[w->id] = mmt_now_ns();

@@ -64,10 +64,8 @@ enum mmt_spin_end mmt_spin_check(struct mmt_spin *s)
 
 void mmt_spin_until_ns(uint64_t end_ns)
 {
-	unsigned spins = 0;
-
 	while ((int64_t)(mmt_now_ns() - end_ns) < 0)
-		mmt_wait_relax(&spins);
+		cpu_relax();
 }
 
 static int cmp_u64(const void *a, const void *b)

@@ -78,25 +78,6 @@ static inline enum mmt_spin_end mmt_spin_step(struct mmt_spin *s)
 uint64_t mmt_spin_clock_cycles(void);
 uint64_t mmt_spin_clock_ns(void);
 
-/*
- * The relax of a wait that no figure is taken from (a batch barrier, the
- * workers lining up): a pause every WAIT_RELAX_EVERY spins, not every
- * spin.  Under qemu's TCG each PAUSE ends the vCPU's run of translated
- * code, and a vCPU thread takes qemu's global lock every time it does:
- * four vCPUs pausing in a loop on a 2-CPU host kept that lock so busy
- * (90,000 futex calls in 3 s, the host 100% in the kernel) that the
- * guest's console and timers starved, the guest reported soft lockups
- * and a 10 s litmus run did not end in 400 s (3 guests of 7).  On
- * hardware a pause per 64 loads of a shared line costs the SMT sibling
- * next to nothing more.
- */
-#define MMT_WAIT_RELAX_EVERY 64
-static inline void mmt_wait_relax(unsigned *spins)
-{
-	if (!(++*spins % MMT_WAIT_RELAX_EVERY))
-		cpu_relax();
-}
-
 /* ---- ping-pong ------------------------------------------------------------------- */
 
 /* Asks v (odd) on line and waits for the answer v + 1. */

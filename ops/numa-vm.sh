@@ -92,6 +92,15 @@ if [ -z "$cpus" ]; then
 		echo "numa-vm: $cpus vCPUs for $nodes nodes (this host has $host_cpus CPUs): same-node placements need --cpus $(( 2 * nodes ))" >&2
 fi
 case $cpus in ''|*[!0-9]*) die "--cpus '$cpus' is not a number" ;; esac
+# More vCPUs than host CPUs: every vCPU that spins (a litmus thread, the
+# guest kernel waiting for an IPI) waits for host time, and under TCG each
+# pause takes qemu's global lock.  4 vCPUs on this project's 2-CPU VM
+# livelocked in 4 of 9 boots (qemu's threads 60,000-90,000 futex calls in
+# 3 s, the guest's console silent, soft lockups in its kernel), with the
+# harness's own pauses thinned out as well.
+host_cpus=$(getconf _NPROCESSORS_ONLN)
+[ "$cpus" -le "$host_cpus" ] ||
+	echo "numa-vm: $cpus vCPUs on $host_cpus host CPUs: an overcommitted TCG guest can livelock (soft lockups, a silent console); --timeout bounds it" >&2
 case $timeout in ''|*[!0-9]*) die "--timeout '$timeout' is not a number of seconds" ;; esac
 # SIZE: megabytes, or with M/G
 case $mem in

@@ -384,7 +384,7 @@ static int litmus_prepare(struct mmt_run *run)
  */
 static void barrier_wait(struct lk_ctx *c, struct mmt_worker *w, bool poll)
 {
-	unsigned gen = __atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE), spins = 0;
+	unsigned gen = __atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE);
 
 	mmt_worker_at(w, "litmus batch barrier");
 	if (poll && w->track_role == MMT_TRACK_FOLLOWER)
@@ -396,7 +396,7 @@ static void barrier_wait(struct lk_ctx *c, struct mmt_worker *w, bool poll)
 		while (__atomic_load_n(&c->bar_gen, __ATOMIC_ACQUIRE) == gen) {
 			if (poll)
 				mmt_track_poll_seldom(w, w->ops);
-			mmt_wait_relax(&spins);
+			cpu_relax();
 		}
 	}
 }
