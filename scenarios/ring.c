@@ -45,50 +45,10 @@
 #include <ck_ring.h>
 #endif
 
-#include "arch/barrier.h"
-#include "mix.h"
 #include "placement-track.h"
-#include "scenario.h"
+#include "ring.h"
 
-/*
- * X(enum, name, forbidden_on, family, compares, help, producer, consumer):
- * the one list of variants (scenario.h's MMT_X_*); the enum, the table and
- * the per-variant loops come from it.
- */
-#define RING_VARIANTS(X) \
-	X(CACHED, "cached", MMT_ARCH_ALL, HAND_ROLLED, "SPSC queue", \
-	  "hand-rolled acquire/release, cached remote indices, batched index publication", \
-	  ring_producer, ring_consumer) \
-	X(NAIVE, "naive", MMT_ARCH_ALL, HAND_ROLLED, NULL, \
-	  "hand-rolled acquire/release, indices read and published for every item", \
-	  ring_producer, ring_consumer) \
-	X(MB, "mb", MMT_ARCH_ALL, HAND_ROLLED, NULL, \
-	  "as naive, with smp_mb() around index accesses", \
-	  ring_producer, ring_consumer) \
-	X(C11, "c11", MMT_ARCH_ALL, C11, "SPSC queue", \
-	  "the cached design with C11 acquire/release atomics", \
-	  ring_producer, ring_consumer) \
-	X(URCU_WFCQ, "urcu-wfcq", MMT_ARCH_ALL, LIBURCU, "SPSC queue", \
-	  "liburcu wait-free concurrent queue (cds_wfcq_enqueue / __cds_wfcq_dequeue_blocking)", \
-	  queue_producer, queue_consumer) \
-	X(URCU_LFQ, "urcu-lfq", MMT_ARCH_ALL, LIBURCU, NULL, \
-	  "liburcu RCU lock-free queue (cds_lfq_*_rcu under rcu_read_lock, nodes reused after a grace period)", \
-	  queue_producer, queue_consumer) \
-	X(CK_SPSC, "ck-spsc", MMT_ARCH_ALL, CK, "SPSC queue", \
-	  "concurrencykit ck_ring SPSC ring of node pointers (ck_ring_enqueue_spsc / ck_ring_dequeue_spsc)", \
-	  queue_producer, queue_consumer) \
-	X(BROKEN, "broken-publish-first", 0, INJECTED, NULL, \
-	  "fault injection: head published before the batch is written; the checker must catch it", \
-	  ring_producer, ring_consumer) \
-	X(DROP, "broken-drop", 0, INJECTED, NULL, \
-	  "fault injection: the cached ring, but the producer loses every 1024th item; every loss must be reported as a gap", \
-	  ring_producer, ring_consumer)
-
-enum ring_variant { RING_VARIANTS(MMT_X_ENUM) NR_VARIANTS };
 static const struct mmt_variant variants[NR_VARIANTS] = { RING_VARIANTS(MMT_X_ROW) };
-
-/* broken-drop loses the item numbered DROP_EVERY - 1, 2 * DROP_EVERY - 1, ... */
-#define DROP_EVERY 1024
 
 enum { OPT_RING_SIZE, OPT_BATCH, OPT_ITEM_WORDS, OPT_BROKEN_DELAY };
 static const struct mmt_option options[] = {
@@ -102,12 +62,6 @@ static const struct mmt_option options[] = {
 
 enum { OUT_OK, OUT_GAP, OUT_DUPLICATE, OUT_CORRUPT, NR_OUTCOMES };
 static const char *const outcome_names[NR_OUTCOMES] = { "ok", "gap", "duplicate", "corrupt" };
-
-struct shared {
-	uint64_t head __mmt_aligned;	/* items written (producer publishes) */
-	uint64_t tail __mmt_aligned;	/* items consumed (consumer publishes) */
-	uint64_t slots[] __mmt_aligned;
-};
 
 struct qnode {
 	struct cds_wfcq_node wfcq;
@@ -134,16 +88,6 @@ struct priv {
 	bool seen_bad;
 	uint64_t grace_periods;
 };
-
-static inline uint64_t word0(const struct priv *p, uint64_t n)
-{
-	return ((n << 16) | ((n * 0x9e3779b97f4a7c15ull) >> 48)) ^ p->mix;
-}
-
-static inline uint64_t word_k(const struct priv *p, uint64_t n, uint64_t k)
-{
-	return mmt_mix64(n * 64 + k) ^ p->mix;
-}
 
 static int ring_check_options(const uint64_t *opt, char *err, size_t len)
 {
@@ -214,52 +158,6 @@ static int ring_prepare(struct mmt_run *run)
 	return 0;
 }
 
-/* ---- index primitives per variant ---------------------------------------- */
-
-static inline __attribute__((always_inline)) uint64_t idx_load(const int v, uint64_t *x)
-{
-	uint64_t r;
-
-	switch (v) {
-	case V_MB:
-		r = READ_ONCE(*x);
-		smp_mb();
-		return r;
-	case V_C11:
-		return atomic_load_explicit((_Atomic uint64_t *)x, memory_order_acquire);
-	default:
-		return smp_load_acquire(x);
-	}
-}
-
-static inline __attribute__((always_inline)) void idx_store(const int v, uint64_t *x, uint64_t val)
-{
-	switch (v) {
-	case V_MB:
-		smp_mb();
-		WRITE_ONCE(*x, val);
-		break;
-	case V_C11:
-		atomic_store_explicit((_Atomic uint64_t *)x, val, memory_order_release);
-		break;
-	default:
-		smp_store_release(x, val);
-	}
-}
-
-static inline bool caches(const int v)
-{
-	return v == V_CACHED || v == V_C11 || v == V_BROKEN || v == V_DROP;
-}
-
-static inline __attribute__((always_inline)) void
-write_item(const struct priv *p, uint64_t *slot, uint64_t n)
-{
-	slot[0] = word0(p, n);
-	for (uint64_t k = 1; k < p->words; k++)
-		slot[k] = word_k(p, n, k);
-}
-
 /* ---- index rings --------------------------------------------------------- */
 
 static inline __attribute__((always_inline)) void ring_producer(const int v, struct mmt_worker *w)
@@ -296,7 +194,7 @@ static inline __attribute__((always_inline)) void ring_producer(const int v, str
 				seq++;	/* the lost item: its number is never written */
 				p->dropped++;
 			}
-			write_item(p, &s->slots[((head + i) & p->mask) * p->words], seq);
+			write_item(p->mix, p->words, &s->slots[((head + i) & p->mask) * p->words], seq);
 		}
 		head += n;
 		if (v != V_BROKEN)
@@ -322,7 +220,7 @@ static uint64_t __attribute__((noinline)) classify(struct priv *p, uint64_t *out
 
 	/* A valid word 0 of another number; the same number with bad later
 	 * words is a torn item and stays corrupt. */
-	if (word0(p, found) == slot[0] && found != n) {
+	if (word0(p->mix, found) == slot[0] && found != n) {
 		out = found > n ? OUT_GAP : OUT_DUPLICATE;
 		if (found > n)
 			next = found + 1;
@@ -334,16 +232,6 @@ static uint64_t __attribute__((noinline)) classify(struct priv *p, uint64_t *out
 		p->first_bad_found = slot[0];
 	}
 	return next;
-}
-
-static inline __attribute__((always_inline)) uint64_t
-check_item(const struct priv *p, const uint64_t *slot, uint64_t n)
-{
-	uint64_t bad = slot[0] ^ word0(p, n);
-
-	for (uint64_t k = 1; k < p->words; k++)
-		bad |= slot[k] ^ word_k(p, n, k);
-	return bad;
 }
 
 static inline __attribute__((always_inline)) void ring_consumer(const int v, struct mmt_worker *w)
@@ -374,7 +262,7 @@ static inline __attribute__((always_inline)) void ring_consumer(const int v, str
 		for (uint64_t i = 0; i < n; i++) {
 			const uint64_t *slot = &s->slots[((tail + i) & p->mask) * p->words];
 
-			if (unlikely(check_item(p, slot, expect))) {
+			if (unlikely(check_item(p->mix, p->words, slot, expect))) {
 				mmt_witness_first(w, tail + i);
 				expect = classify(p, w->outcomes, expect, slot);
 			} else {
@@ -416,7 +304,7 @@ static void queue_producer(const int v, struct mmt_worker *w)
 			}
 		}
 		q = node_at(p, n);
-		write_item(p, q->item, n);
+		write_item(p->mix, p->words, q->item, n);
 		if (v == V_URCU_WFCQ) {
 			cds_wfcq_node_init(&q->wfcq);
 			cds_wfcq_enqueue(&p->wq_head, &p->wq_tail, &q->wfcq);
@@ -500,7 +388,7 @@ static void queue_consumer(const int v, struct mmt_worker *w)
 			mmt_track_poll(w, n);
 			continue;
 		}
-		if (unlikely(check_item(p, q->item, n))) {
+		if (unlikely(check_item(p->mix, p->words, q->item, n))) {
 			mmt_witness_first(w, n);
 			classify(p, w->outcomes, n, q->item);
 		} else {
