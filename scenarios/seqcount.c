@@ -19,36 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <urcu.h>
-#ifdef MMT_HAVE_CK
-#include <ck_pr.h>
-#include <ck_sequence.h>
-#endif
 
-#include "arch/barrier.h"
 #include "clock.h"
 #include "placement-track.h"
-#include "scenario.h"
+#include "seqcount.h"
 
-/*
- * X(enum, name, forbidden_on, family, compares, help): the one list of
- * variants; the enum, the table and the per-variant loops come from it.
- */
-#define SEQCOUNT_VARIANTS(X)                                                                       \
-	X(KERNEL, "kernel", MMT_ARCH_ALL, HAND_ROLLED, "reader protection",                           \
-	  "hand-rolled raw_write_seqcount_begin/end (smp_wmb) and read_seqcount_begin/retry (smp_rmb)") \
-	X(C11, "c11", MMT_ARCH_ALL, C11, "reader protection",                                          \
-	  "C11 seqlock: relaxed data, release fence after the odd count, acquire fence before the re-check") \
-	X(URCU_RCU, "urcu-rcu", MMT_ARCH_ALL, LIBURCU, "reader protection",                            \
-	  "liburcu: readers rcu_dereference an immutable copy; the writer publishes a new one and synchronize_rcu()") \
-	X(CK, "ck", MMT_ARCH_ALL, CK, "reader protection",                                             \
-	  "concurrencykit ck_sequence_write_begin/end and ck_sequence_read_begin/retry, words by ck_pr_store_64/ck_pr_load_64") \
-	X(RWLOCK, "rwlock", MMT_ARCH_ALL, LOCK, NULL,                                                  \
-	  "pthread_rwlock, writer-preferring (readers would starve the writer otherwise)")             \
-	X(SPINLOCK, "spinlock", MMT_ARCH_ALL, LOCK, NULL, "pthread_spinlock around reads and writes")  \
-	X(BROKEN, "broken-early-recheck", 0, INJECTED, NULL,                                           \
-	  "fault injection: the reader re-checks the count before copying, as a missing smp_rmb() allows; must be caught")
-
-enum seqcount_variant { SEQCOUNT_VARIANTS(MMT_X_ENUM) NR_VARIANTS };
 static const struct mmt_variant variants[NR_VARIANTS] = { SEQCOUNT_VARIANTS(MMT_X_ROW) };
 
 enum { OPT_RECORD_WORDS, OPT_WRITE_INTERVAL };
@@ -60,20 +35,6 @@ static const struct mmt_option options[] = {
 
 enum { OUT_CONSISTENT, OUT_TORN, NR_OUTCOMES };
 static const char *const outcome_names[NR_OUTCOMES] = { "consistent", "torn" };
-
-struct record {
-	uint64_t w[512];
-};
-
-struct shared {
-	uint64_t seq __mmt_aligned;
-#ifdef MMT_HAVE_CK
-	ck_sequence_t ck __mmt_aligned;	/* ck: its count, on a line of its own as seq */
-#endif
-	uint64_t words[512] __mmt_aligned;
-	struct record *gp __mmt_aligned;	/* urcu-rcu: the current copy */
-	unsigned readers_done __mmt_aligned;
-};
 
 struct reader_state {
 	uint64_t retries;
@@ -123,51 +84,12 @@ static int seqcount_prepare(struct mmt_run *run)
 	return 0;
 }
 
-static inline void fill(uint64_t *w, unsigned n, uint64_t v)
-{
-	for (unsigned k = 0; k < n; k++)
-		w[k] = v * (2 * k + 1);
-}
-
 /* ---- writer -------------------------------------------------------------- */
 
 static inline __attribute__((always_inline)) void write_version(const int v, struct shared *s,
 								 struct priv *p, uint64_t ver)
 {
 	switch (v) {
-	case V_KERNEL:
-	case V_BROKEN: {
-		uint64_t c = s->seq;	/* only the writer stores the count */
-
-		WRITE_ONCE(s->seq, c + 1);	/* raw_write_seqcount_begin */
-		smp_wmb();
-		for (unsigned k = 0; k < p->words; k++)
-			WRITE_ONCE(s->words[k], ver * (2 * k + 1));
-		smp_wmb();			/* raw_write_seqcount_end */
-		WRITE_ONCE(s->seq, c + 2);
-		break;
-	}
-	case V_C11: {
-		uint64_t c = atomic_load_explicit((_Atomic uint64_t *)&s->seq, memory_order_relaxed);
-
-		atomic_store_explicit((_Atomic uint64_t *)&s->seq, c + 1, memory_order_relaxed);
-		atomic_thread_fence(memory_order_release);
-		for (unsigned k = 0; k < p->words; k++)
-			atomic_store_explicit((_Atomic uint64_t *)&s->words[k], ver * (2 * k + 1),
-					      memory_order_relaxed);
-		atomic_store_explicit((_Atomic uint64_t *)&s->seq, c + 2, memory_order_release);
-		break;
-	}
-#ifdef MMT_HAVE_CK
-	case V_CK:
-		/* One writer: ck_sequence's "after a successful mutex
-		 * acquisition" holds without a mutex. */
-		ck_sequence_write_begin(&s->ck);
-		for (unsigned k = 0; k < p->words; k++)
-			ck_pr_store_64(&s->words[k], ver * (2 * k + 1));
-		ck_sequence_write_end(&s->ck);
-		break;
-#endif
 	case V_URCU_RCU: {
 		struct record *next = &p->copies[ver & 1];
 
@@ -187,6 +109,8 @@ static inline __attribute__((always_inline)) void write_version(const int v, str
 		fill(s->words, p->words, ver);
 		pthread_spin_unlock(&p->spin);
 		break;
+	default:	/* the sequence counts (seqcount.h) */
+		seq_write_version(v, s, p->words, ver);
 	}
 }
 
@@ -218,75 +142,11 @@ static inline __attribute__((always_inline)) void writer(const int v, struct mmt
 
 /* ---- readers ------------------------------------------------------------- */
 
-/* Waits out an odd (write in progress) count, as read_seqcount_begin()
- * does; this spinning is not a retry. */
-static inline __attribute__((always_inline)) uint64_t begin(const int v, struct shared *s)
-{
-	for (;;) {
-		uint64_t c = v == V_C11
-			? atomic_load_explicit((_Atomic uint64_t *)&s->seq, memory_order_acquire)
-			: READ_ONCE(s->seq);
-
-		if (!(c & 1))
-			return c;
-		cpu_relax();
-	}
-}
-
 /* Copies one snapshot into out; returns how often the re-check failed. */
 static inline __attribute__((always_inline)) uint64_t read_snapshot(const int v, struct shared *s,
 								     struct priv *p, uint64_t *out)
 {
-	uint64_t retries = 0;
-
 	switch (v) {
-	case V_KERNEL:
-		for (;; retries++) {
-			uint64_t c = begin(v, s);
-
-			smp_rmb();
-			for (unsigned k = 0; k < p->words; k++)
-				out[k] = READ_ONCE(s->words[k]);
-			smp_rmb();			/* read_seqcount_retry */
-			if (READ_ONCE(s->seq) == c)
-				return retries;
-		}
-	case V_BROKEN:
-		for (;; retries++) {
-			uint64_t c = begin(v, s);
-
-			/* The re-check a missing smp_rmb() lets the CPU or
-			 * compiler satisfy early, made explicit. */
-			if (READ_ONCE(s->seq) != c)
-				continue;
-			for (unsigned k = 0; k < p->words; k++)
-				out[k] = READ_ONCE(s->words[k]);
-			return retries;
-		}
-	case V_C11:
-		for (;; retries++) {
-			uint64_t c = begin(v, s);
-
-			for (unsigned k = 0; k < p->words; k++)
-				out[k] = atomic_load_explicit((_Atomic uint64_t *)&s->words[k],
-							      memory_order_relaxed);
-			atomic_thread_fence(memory_order_acquire);
-			if (atomic_load_explicit((_Atomic uint64_t *)&s->seq, memory_order_relaxed) == c)
-				return retries;
-		}
-#ifdef MMT_HAVE_CK
-	case V_CK:
-		/* read_begin waits out an odd count itself, as begin() does;
-		 * a failed read_retry is the retry counted. */
-		for (;; retries++) {
-			unsigned int c = ck_sequence_read_begin(&s->ck);
-
-			for (unsigned k = 0; k < p->words; k++)
-				out[k] = ck_pr_load_64(&s->words[k]);
-			if (!ck_sequence_read_retry(&s->ck, c))
-				return retries;
-		}
-#endif
 	case V_URCU_RCU: {
 		struct record *r;
 
@@ -306,8 +166,9 @@ static inline __attribute__((always_inline)) uint64_t read_snapshot(const int v,
 		memcpy(out, s->words, p->words * sizeof(uint64_t));
 		pthread_spin_unlock(&p->spin);
 		return 0;
+	default:	/* the sequence counts (seqcount.h) */
+		return seq_read_snapshot(v, s, p->words, out);
 	}
-	return 0;
 }
 
 static inline __attribute__((always_inline)) void reader(const int v, struct mmt_worker *w)
@@ -325,7 +186,7 @@ static inline __attribute__((always_inline)) void reader(const int v, struct mmt
 	if (v == V_URCU_RCU)
 		rcu_register_thread();
 	for (n = 0; n < last; n++) {
-		uint64_t bad = 0;
+		uint64_t bad;
 
 		if ((n & 255) == 0) {
 			if (mmt_should_stop())
@@ -333,8 +194,7 @@ static inline __attribute__((always_inline)) void reader(const int v, struct mmt
 			mmt_track_poll(w, n);
 		}
 		rs->retries += read_snapshot(v, s, p, snap);
-		for (unsigned k = 1; k < p->words; k++)
-			bad |= snap[k] ^ (snap[0] * (2 * k + 1));
+		bad = seq_snapshot_bad(snap, p->words);
 		if (unlikely(bad)) {
 			mmt_witness_first(w, n);
 			if (!w->outcomes[OUT_TORN]) {
