@@ -193,7 +193,7 @@ static json_t *probe(int a, int b, double *one_way)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: msgpass-bare [--variant V] [--cpus A,B] [--duration D] [--payload-words N] [--seed S]\n"
+	fprintf(f, "usage: msgpass-bare [--variant V] [--cpus A,B] [--duration D] [--payload-words N] [--seed S] | --list\n"
 		   "msgpass's protocol with no harness around it: the ruler bench/efficiency.py divides by.\n"
 		   "  --variant V        a msgpass variant (default release-acquire):");
 	for (int v = 0; v < NR_VARIANTS; v++)
@@ -203,6 +203,7 @@ static void usage(FILE *f)
 		   "  --duration D       500ms, 1s, bare seconds (default 1s)\n"
 		   "  --payload-words N  64-bit words per message, 1-4096 (default 16)\n"
 		   "  --seed S           seed for the payload values, decimal (default 1)\n"
+		   "  --list             the variants with a ruler built here, one a line\n"
 		   "Prints one JSON object: msgs_per_sec, round_trip_ns and publish_to_seen_ns (median, p99,\n"
 		   "p999, samples), the probe before and after (one-way ns) and mismatched_messages.\n"
 		   "Exit 0; 1 a forbidden mismatch; 2 bad input; 3 a CPU not pinned or a thread not started.\n");
@@ -219,8 +220,8 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "variant", required_argument, NULL, 'v' },	  { "cpus", required_argument, NULL, 'c' },
 		{ "duration", required_argument, NULL, 'd' },	  { "payload-words", required_argument, NULL, 'w' },
-		{ "seed", required_argument, NULL, 's' },	  { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "seed", required_argument, NULL, 's' },	  { "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },		  { NULL, 0, NULL, 0 },
 	};
 	char err[MMT_ERRLEN], msg[MMT_ERRLEN + 64];
 	uint64_t duration_ns = 1000000000ull, words = 16, seed = 1;
@@ -273,6 +274,11 @@ int main(int argc, char **argv)
 				return bad_input(msg);
 			}
 			break;
+		case 'l':
+			for (int v = 0; v < NR_VARIANTS; v++)
+				if (MMT_FAMILY_BUILT(names[v].family) && names[v].family != MMT_FAMILY_INJECTED)
+					puts(names[v].name);
+			return MMT_EXIT_OK;
 		case 'h':
 			usage(stdout);
 			return MMT_EXIT_OK;
