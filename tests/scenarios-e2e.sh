@@ -29,6 +29,12 @@ for sc in $(scenarios); do
 			skip "$sc $v: no row for a skipped run"
 			continue
 		fi
+		if [ "$4" = invalid ] && [ "$5" -eq 0 ]; then
+			# stalled past its bound on a loaded machine: did not do its
+			# work, so its zero says nothing either way
+			skip "$sc $v: INVALID here ($(get "$f" runs.$(runs "$f" | awk -v v="$v" '$2 == v { print NR - 1 }').reason))"
+			continue
+		fi
 		# inconclusive: ran, saw nothing wrong, but could not show it hit
 		# what it tests in so short a run (mmrace's window)
 		{ [ "$4" = ok ] || [ "$4" = inconclusive ]; } && [ "$5" -eq 0 ] && [ "$6" -gt 0 ]
