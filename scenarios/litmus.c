@@ -91,6 +91,7 @@ struct lk_ctx {
 		uint64_t v;
 	} __mmt_aligned arrive[LK_MAXT];
 	uint64_t cal[1][MMT_PAD_BYTES / 8] __mmt_aligned;	/* calibration ping-pong */
+	uint64_t nowhere[LK_MAXT][MMT_PAD_BYTES / 8] __mmt_aligned;	/* LK_ADDR's */
 	struct lk_rcu_reader rcu[LK_MAXT];	/* kernel and c11 sets' RCU */
 	unsigned bar_count __mmt_aligned;
 	unsigned bar_gen __mmt_aligned;
@@ -192,6 +193,14 @@ static inline unsigned lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t 
 
 #define LKV(k) ((uint64_t *)(lk_base + (size_t)(k) * lk_c->var_bytes))
 #define LKO(k) (lk_out[k])
+/* An address a thread loaded or computed (a register): one of this
+ * iteration's locations, or, when it is none (ISA2+wmb+o-r+a-o's P2 reads
+ * its pointer's initial 0 and dereferences it), a line of the thread's own
+ * that no location shares: the access is kept off real memory, not a
+ * SIGSEGV, and its outcome names the register's value. */
+#define LK_ADDR(v)                                                             \
+	((uintptr_t)(v) - (uintptr_t)lk_base < lk_c->iter_bytes ? (uint64_t *)(uintptr_t)(v) \
+								  : lk_c->nowhere[lk_t])
 #define LK_ITER_VARS                                                           \
 	char *lk_base = lk_c->mem + lk_i * lk_c->iter_bytes;                   \
 	int64_t *lk_out = lk_outs + lk_i * LK_MAXR;                            \

@@ -79,7 +79,7 @@ class Gen:
     def ptr(self, e):
         if isinstance(e, ir.Loc):
             return "LKV(%d)" % self.loc_ix[e.name]
-        return "((uint64_t *)(uintptr_t)%s)" % self.val(e)
+        return "LK_ADDR(%s)" % self.val(e)
 
     def call(self, e):
         args = []
