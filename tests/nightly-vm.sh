@@ -41,7 +41,7 @@ export MMT_NUMA_VM="$vm" MMT_RESULTS_DIR="$scratch/res"
 rc=$?
 night=$(ls -d "$scratch/res/nightly/suite-2"* 2>/dev/null | head -1)
 [ "$rc" -eq 0 ] && [ -n "$night" ] && [ -f "$night/00-msgpass.json" ] && [ -f "$night/01-ring.json" ] &&
-	grep -q "msgpass *mb" "$night/00.log" && grep -q "ring *cached" "$night/01.log" && ! grep -q ring "$night/00.log"
+	grep -q "^msgpass  *mb " "$night/00.log" && grep -q "^ring  *cached " "$night/01.log" && ! grep -q "^ring " "$night/00.log"
 ok $? "--in-vm: both lines ran in the one guest, each line's results and log in the night (exit $rc)"
 [ "$(grep -c -- '--script' "$scratch/vm-args")" -eq 1 ] && grep -q -- "--nodes 2 --cpus 4 --timeout [0-9]* --log" "$scratch/vm-args"
 ok $? "one boot, with the options given and a bound from the runs' own: $(grep -- --script "$scratch/vm-args")"
