@@ -362,6 +362,16 @@ def eta(plans, done, started):
     return f"about {minutes(left)} left, done near {time.strftime('%H:%M', time.localtime(time.time() + left))}"
 
 
+def line_doc(path, args):
+    """A line's results, each run tagged with the line's arguments (what
+    its reproduce command repeats)."""
+    d = R.load(path)
+    d["_args"] = args
+    for r in d["runs"]:
+        r["_args"] = args
+    return d
+
+
 def run_lines(runner, invocations, repeats, run_dir, plans):
     """Each suite line once, its results file and log in run_dir: the
     documents read, and the lines that left none."""
@@ -394,11 +404,7 @@ def run_lines(runner, invocations, repeats, run_dir, plans):
               f"({time.time() - t0:.0f} s){'; ' + eta(plans, i + 1, started) if i + 1 < len(invocations) else ''}",
               flush=True)
         if os.path.exists(out):
-            d = R.load(out)
-            d["_args"] = args
-            for r in d["runs"]:
-                r["_args"] = args
-            docs.append(d)
+            docs.append(line_doc(out, args))
         else:
             broken.append((args, proc.returncode, log))
     return docs, broken
@@ -490,11 +496,7 @@ def run_lines_in_vm(vm_opts, invocations, repeats, run_dir, plans):
         print(f"[{i + 1}/{len(names)}] run-scenario {' '.join(args)}: "
               f"{'exit ' + str(rc) if i in ends else 'did not finish in the guest'}", flush=True)
         if i in ends and os.path.exists(out):
-            d = R.load(out)
-            d["_args"] = args
-            for r in d["runs"]:
-                r["_args"] = args
-            docs.append(d)
+            docs.append(line_doc(out, args))
         else:
             broken.append((args, rc, "\n".join(logs[i]) or proc.stdout[-4000:]))
     return docs, broken
