@@ -30,6 +30,14 @@ static void detail(char *buf, size_t len, const json_t *run)
 		sc->describe(run, buf, len);
 }
 
+static void probe_ns(char *buf, size_t len, double ns)
+{
+	if (ns < 10000)
+		snprintf(buf, len, "%.0f", ns);
+	else
+		si(buf, len, ns);
+}
+
 /* One-way probe of the first CPU pair, before->after the run. */
 static void probe(char *buf, size_t len, const json_t *run)
 {
@@ -37,16 +45,21 @@ static void probe(char *buf, size_t len, const json_t *run)
 	const json_t *b = json_array_get(json_object_get(p, "before"), 0);
 	const json_t *a = json_array_get(json_object_get(p, "after"), 0);
 	const json_t *track = json_object_get(run, "placement_track");
+	char before[12], after[12];
 
 	if (!b || !a) {
 		snprintf(buf, len, "-");
 		return;
 	}
+	/* Nanoseconds whole up to 9999 (a line crosses sockets in well under
+	 * a microsecond), shorter above: a preempted probe reads millions, and
+	 * "1625445->1156625" pushed the detail past 120 columns. */
+	probe_ns(before, sizeof(before), json_number_value(json_object_get(b, "one_way_ns")));
+	probe_ns(after, sizeof(after), json_number_value(json_object_get(a, "one_way_ns")));
 	/* '!' marks a run during which the CPUs' physical placement changed:
 	 * the probes differ, or the samples taken during the run saw a move
 	 * the probes missed. */
-	snprintf(buf, len, "%.0f->%.0f%s", json_number_value(json_object_get(b, "one_way_ns")),
-		 json_number_value(json_object_get(a, "one_way_ns")),
+	snprintf(buf, len, "%s->%s%s", before, after,
 		 json_is_true(json_object_get(p, "stable")) &&
 				 !json_is_true(json_object_get(track, "moved")) ? "" : "!");
 }
@@ -120,13 +133,16 @@ static const char *short_verdict(const char *v)
 	return v ? v : "-";
 }
 
-/* One measured run's row; *cut when its detail had to be shortened. */
-static void table_row(FILE *f, const json_t *run, int sw, int vw, int room, bool *cut)
+/* One measured run's row; *cut when its detail had to be shortened.  The
+ * detail gets what the other columns leave of TABLE_COLUMNS, measured as
+ * printed: a long verdict, a preempted probe's millions or a slow run's
+ * ns/op widen their columns. */
+static void table_row(FILE *f, const json_t *run, int sw, int vw, bool *cut)
 {
 	const char *verdict = json_string_value(json_object_get(run, "verdict"));
-	char rate[16], nsop[16], det[160], pr[32], cp[64], wit[16];
+	char rate[16], nsop[24], det[160], pr[32], cp[64], wit[16], head[320];
 	const char *shown = wide ? (verdict ? verdict : "-") : short_verdict(verdict);
-	int here = room - ((int)strlen(shown) > 9 ? (int)strlen(shown) - 9 : 0);
+	int here;
 
 	si(rate, sizeof(rate), json_number_value(json_object_get(run, "ops_per_sec")));
 	snprintf(nsop, sizeof(nsop), "%.1f", json_number_value(json_object_get(run, "ns_per_op")));
@@ -134,16 +150,16 @@ static void table_row(FILE *f, const json_t *run, int sw, int vw, int room, bool
 	probe(pr, sizeof(pr), run);
 	cpus(cp, sizeof(cp), json_object_get(run, "cpus"));
 	si(wit, sizeof(wit), (double)json_integer_value(json_object_get(json_object_get(run, "witnesses"), "count")));
+	here = TABLE_COLUMNS - snprintf(head, sizeof(head), "%-*s %-*s %-10s %-7s %3lld %7s %7s %9s %6s  %-*s ", sw,
+		json_string_value(json_object_get(run, "scenario")), vw, json_string_value(json_object_get(run, "variant")),
+		json_string_value(json_object_get(run, "placement")), cp,
+		(long long)json_integer_value(json_object_get(run, "repeat")), rate, nsop, pr, wit, wide ? 32 : 9, shown);
 	if (!wide && here > 1 && (int)strlen(det) > here) {
 		det[here - 1] = '~';
 		det[here] = '\0';
 		*cut = true;
 	}
-	fprintf(f, "%-*s %-*s %-10s %-7s %3lld %7s %7s %9s %6s  %-*s %s\n", sw,
-		json_string_value(json_object_get(run, "scenario")), vw, json_string_value(json_object_get(run, "variant")),
-		json_string_value(json_object_get(run, "placement")), cp,
-		(long long)json_integer_value(json_object_get(run, "repeat")), rate, nsop, pr, wit, wide ? 32 : 9, shown,
-		det);
+	fprintf(f, "%s%s\n", head, det);
 }
 
 /* The runs, one row each (an error or hang with its reason); returns how
@@ -152,7 +168,7 @@ static int table_rows(FILE *f, const json_t *runs)
 {
 	const json_t *run;
 	size_t i;
-	int skipped = 0, vw = 16, sw = 8, room;
+	int skipped = 0, vw = 16, sw = 8;
 	bool cut = false;
 
 	/* Litmus variants (TEST/PRIMITIVES) are long: size the columns. */
@@ -163,7 +179,6 @@ static int table_rows(FILE *f, const json_t *runs)
 		vw = n > vw ? n : vw;
 		sw = m > sw ? m : sw;
 	}
-	room = TABLE_COLUMNS - (sw + 1 + vw + 1 + 10 + 1 + 7 + 1 + 3 + 1 + 7 + 1 + 7 + 1 + 9 + 1 + 6 + 2 + 9 + 1);
 	fprintf(f, "%-*s %-*s %-10s %-7s %3s %7s %7s %9s %6s  %-*s %s\n", sw, "scenario", vw, "variant", "placement",
 		"cpus", "rep", "ops/s", "ns/op", "probe ns", "witn.", wide ? 32 : 9, "verdict", "detail");
 	json_array_foreach(runs, i, run) {
@@ -177,7 +192,7 @@ static int table_rows(FILE *f, const json_t *runs)
 				json_string_value(json_object_get(run, "placement")), status,
 				json_string_value(json_object_get(run, "reason")));
 		else
-			table_row(f, run, sw, vw, room, &cut);
+			table_row(f, run, sw, vw, &cut);
 	}
 	if (cut)
 		fprintf(f, "(~: detail cut to fit %d columns; --format wide shows it whole)\n", TABLE_COLUMNS);

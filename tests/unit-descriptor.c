@@ -11,6 +11,7 @@
 #include "descriptor.h"
 #include "scenario.h"
 #include "sysctl.h"
+#include "report.h"
 #include "tap.h"
 
 #include <stdlib.h>
@@ -167,6 +168,35 @@ static void mmrace_detail(void)
 	tap_ok(sc && sc->describe, "mmrace describes its runs");
 }
 
+/* The default table keeps to 120 columns whatever widens a column: a
+ * preempted probe's millions of ns (1625445->1156625 under stress-ng made
+ * mmrace's rows 127 wide), a slow run's ns/op, a long verdict. */
+static void table_width(void)
+{
+	json_t *doc = json_pack("{s:[{s:s,s:s,s:s,s:s,s:[i,i],s:i,s:f,s:f,s:{s:[{s:f}],s:[{s:f}],s:b},"
+				"s:{s:i},s:s,s:b,s:{s:I,s:I,s:o,s:f,s:I}}],s:{s:i}}",
+		"runs", "scenario", "mmrace", "variant", "migrate-after-walk", "placement", "spread", "status", "ok",
+		"cpus", 0, 1, "repeat", 0, "ops_per_sec", 26.6e6, "ns_per_op", 83903162.0, "probe", "before",
+		"one_way_ns", 1625445.0, "after", "one_way_ns", 1156625.0, "stable", 0, "witnesses", "count", 0,
+		"verdict", "ok", "injected", 0, "metrics", "migrations_in_window", (json_int_t)0,
+		"migrations_raced", (json_int_t)0, "pages_moved", json_integer(400), "walk_mean_us", 120.0,
+		"window_writes", (json_int_t)1000, "summary", "runs", 1);
+	char *text = NULL, *line;
+	size_t len = 0, longest = 0;
+	FILE *f = open_memstream(&text, &len);
+	bool short_probe;
+
+	mmt_report_table(f, doc, NULL);
+	fclose(f);
+	short_probe = text && strstr(text, " 1.63M->1.16M! ");
+	for (line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+		longest = strlen(line) > longest ? strlen(line) : longest;
+	tap_ok(longest <= 120 && short_probe,
+	       "the table keeps to 120 columns with a probe of 1.6 ms and 84 ms an op (longest %zu)", longest);
+	free(text);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	char top[64], cmd[128];
@@ -179,6 +209,7 @@ int main(void)
 	needs_checks(top);
 	sysctl_checks(top);
 	mmrace_detail();
+	table_width();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", top);
 	if (system(cmd))
 		tap_ok(0, "cleaning %s", top);
