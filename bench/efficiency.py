@@ -22,7 +22,7 @@ both runs' probes were stable (before and after within 1.5x, the
 scenario's in-run samples saw no move) and the two runs sat within 1.5x
 of each other.  Placement classes are the pairs' one-way latencies cut
 where the next is more than 1.5x the smallest of the current class
-(MMT_PROBE_STABLE_RATIO, as placement-track.c and bench/ring.py), per
+(MMT_PROBE_STABLE_RATIO: analysis/lib/placement.py, shared with bench/ring.py), per
 scenario.  Pairs left out are counted.  Speed is measured here, never
 asserted.
 """
@@ -39,8 +39,7 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "analysis", "lib"))
 import stats  # noqa: E402  (median_ci: order-statistic interval)
-
-RATIO = 1.5          # MMT_PROBE_STABLE_RATIO (harness/probe.h)
+from placement import RATIO, class_of, classes, same_placement  # noqa: E402
 PROG = "bench-efficiency"
 FORMAT = "mmtorture-efficiency-pairs/1"
 
@@ -122,31 +121,12 @@ def pair_placement(pair):
     """The pair's one-way latency, or None when it is no pair: a side
     missing or moved, or the two sides at different placements."""
     s, r = pair.get("scenario"), pair.get("ruler")
-    if not s or not r or not s["stable"] or not r["stable"] or not s["one_way_ns"] or not r["one_way_ns"]:
+    if not s or not r or not s["stable"] or not r["stable"]:
         return None
     a, b = s["one_way_ns"], r["one_way_ns"]
-    if max(a, b) > RATIO * min(a, b):
+    if not same_placement(a, b):
         return None
     return math.sqrt(a * b)
-
-
-def classes(values):
-    """Sorted one-way latencies cut where the next is more than RATIO
-    above the smallest of the current class."""
-    groups = []
-    for v in sorted(values):
-        if groups and v <= groups[-1][0] * RATIO:
-            groups[-1].append(v)
-        else:
-            groups.append([v])
-    return groups
-
-
-def class_of(groups, v):
-    for i, g in enumerate(groups):
-        if g[0] <= v <= g[0] * RATIO:
-            return i
-    return None
 
 
 def summarise(pairs):

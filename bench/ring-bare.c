@@ -26,34 +26,17 @@
  * input (one line on stderr); 3 a CPU could not be pinned or a thread
  * started; 77 a variant without a ruler.
  */
-#include <getopt.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdint.h>
 
 #include "ring.h"
 #include "clock.h"
-#include "exit-codes.h"
 #include "mix.h"
-#include "parse.h"
 #include "ruler.h"
 
-#define PROG "ring-bare"
-
-struct names {
-	const char *name;
-	unsigned forbidden_on;
-	enum mmt_family family;
-};
-#define AS_NAME(e, n, forbidden, fam, ...) [V_##e] = { n, forbidden, MMT_FAMILY_##fam },
-static const struct names names[NR_VARIANTS] = { RING_VARIANTS(AS_NAME) };
-#undef AS_NAME
-
 /* The index rings: the variants whose protocol ring.h holds. */
-static inline bool has_ruler(int v)
-{
-	return v == V_CACHED || v == V_NAIVE || v == V_MB || v == V_C11;
-}
+#define RULER_HAS(v) ((v) == V_CACHED || (v) == V_NAIVE || (v) == V_MB || (v) == V_C11)
+#define RULER_ROLE0 producer
+#define RULER_ROLE1 consumer
 
 struct side {
 	uint64_t items, bad_items;
@@ -132,189 +115,69 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct b
 	me->bad_items = bad;
 }
 
-/* One copy of the loops per variant with a ruler, as in the scenario: the
- * primitives are compile-time constants.  The others' are empty (never
- * run: main refuses them). */
-#define AS_LOOP(e, ...)                                                                            \
-	static void loop_##e(void *x, int role)                                                    \
-	{                                                                                          \
-		if (!has_ruler(V_##e))                                                             \
-			return;                                                                    \
-		if (role == 0)                                                                     \
-			producer(V_##e, x);                                                        \
-		else                                                                               \
-			consumer(V_##e, x);                                                        \
-	}
-RING_VARIANTS(AS_LOOP)
-#undef AS_LOOP
-#define AS_ENTRY(e, ...) [V_##e] = loop_##e,
-static void (*const loops[NR_VARIANTS])(void *, int) = { RING_VARIANTS(AS_ENTRY) };
-#undef AS_ENTRY
+RING_VARIANTS(RULER_LOOP)
+static const struct ruler_variant variants[NR_VARIANTS] = { RING_VARIANTS(RULER_ROW) };
 
-static void usage(FILE *f)
+enum { OPT_RING_SIZE, OPT_BATCH, OPT_ITEM_WORDS, OPT_SEED, NR_OPTS };
+static const struct ruler_opt opts[NR_OPTS] = {
+	[OPT_RING_SIZE] = { .name = "ring-size", .text = "slots, a power of two", .def = 4096, .min = 2,
+			    .max = 1u << 24, .power_of_two = true },
+	[OPT_BATCH] = { .name = "batch", .text = "items per head publication where the variant caches",
+			.def = 32, .min = 1, .max = 1u << 20 },
+	[OPT_ITEM_WORDS] = { .name = "item-words", .text = "64-bit words per item", .def = 1, .min = 1, .max = 64 },
+	[OPT_SEED] = { .name = "seed", .arg = "S", .text = "seed for the item values", .def = 1, .max = UINT64_MAX,
+		       .decimal = true },
+};
+
+static void *prepare(const struct ruler_args *a)
 {
-	fprintf(f, "usage: " PROG " [--variant V] [--cpus A,B] [--duration D] [--ring-size N] [--batch N]\n"
-		   "                 [--item-words N] [--seed S] | --list\n"
-		   "ring's index rings with no harness around them: the ruler bench/efficiency.py divides by.\n"
-		   "  --variant V      a ring variant with a ruler (default cached):");
-	for (int v = 0, first = 1; v < NR_VARIANTS; v++)
-		if (has_ruler(v)) {
-			fprintf(f, "%s %s", first ? "" : ",", names[v].name);
-			first = 0;
-		}
-	fprintf(f, "\n"
-		   "  --cpus A,B       producer on A, consumer on B (default 0,1)\n"
-		   "  --duration D     500ms, 1s, bare seconds (default 1s)\n"
-		   "  --ring-size N    slots, a power of two, 2-16777216 (default 4096)\n"
-		   "  --batch N        items per head publication where the variant caches, 1-1048576 (default 32)\n"
-		   "  --item-words N   64-bit words per item, 1-64 (default 1)\n"
-		   "  --seed S         seed for the item values, decimal (default 1)\n"
-		   "  --list           the variants with a ruler built here, one a line\n"
-		   "Prints one JSON object: items and items_per_sec (the consumer's), mismatched_items and the\n"
-		   "probe before and after (one-way ns).\n"
-		   "Exit 0; 1 a forbidden mismatch; 2 bad input; 3 a CPU not pinned or a thread not started;\n"
-		   "77 a variant without a ruler.\n");
-}
+	const uint64_t size = a->val[OPT_RING_SIZE], batch = a->val[OPT_BATCH], words = a->val[OPT_ITEM_WORDS];
+	struct bare *x = mmt_alloc_lines(sizeof(*x));
 
-static int bad_input(const char *what)
-{
-	fprintf(stderr, PROG ": %s\n", what);
-	return MMT_EXIT_USAGE;
-}
-
-static int bad_number(const char *opt, const char *arg, uint64_t *out, uint64_t min, uint64_t max)
-{
-	char err[MMT_ERRLEN] = "", msg[2 * MMT_ERRLEN];
-
-	if (mmt_parse_u64(arg, out, err, sizeof(err)) || *out < min || *out > max) {
-		if (!*err)
-			snprintf(err, sizeof(err), "%llu to %llu", (unsigned long long)min, (unsigned long long)max);
-		snprintf(msg, sizeof(msg), "--%s: %s", opt, err);
-		bad_input(msg);
-		return -1;
-	}
-	return 0;
-}
-
-int main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "variant", required_argument, NULL, 'v' },	{ "cpus", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' },	{ "ring-size", required_argument, NULL, 'r' },
-		{ "batch", required_argument, NULL, 'b' },	{ "item-words", required_argument, NULL, 'w' },
-		{ "seed", required_argument, NULL, 's' },	{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },		{ NULL, 0, NULL, 0 },
-	};
-	char err[MMT_ERRLEN], msg[MMT_ERRLEN + 64];
-	uint64_t duration_ns = 1000000000ull, size = 4096, batch = 32, words = 1, seed = 1;
-	int variant = V_CACHED, cpus[2] = { 0, 1 }, opt;
-	struct bare *x;
-
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'v':
-			variant = -1;
-			for (int v = 0; v < NR_VARIANTS; v++)
-				if (!strcmp(optarg, names[v].name))
-					variant = v;
-			if (variant < 0) {
-				snprintf(msg, sizeof(msg), "unknown variant '%s' (--help lists them)", optarg);
-				return bad_input(msg);
-			}
-			break;
-		case 'c':
-			if (ruler_parse_cpus(optarg, cpus, err, sizeof(err))) {
-				snprintf(msg, sizeof(msg), "--cpus: %s", err);
-				return bad_input(msg);
-			}
-			break;
-		case 'd':
-			if (mmt_parse_duration(optarg, &duration_ns, err, sizeof(err))) {
-				snprintf(msg, sizeof(msg), "--duration: %s", err);
-				return bad_input(msg);
-			}
-			break;
-		case 'r':
-			if (bad_number("ring-size", optarg, &size, 2, 1u << 24))
-				return MMT_EXIT_USAGE;
-			if (size & (size - 1)) {
-				snprintf(msg, sizeof(msg), "--ring-size %llu is not a power of two", (unsigned long long)size);
-				return bad_input(msg);
-			}
-			break;
-		case 'b':
-			if (bad_number("batch", optarg, &batch, 1, 1u << 20))
-				return MMT_EXIT_USAGE;
-			break;
-		case 'w':
-			if (bad_number("item-words", optarg, &words, 1, 64))
-				return MMT_EXIT_USAGE;
-			break;
-		case 's':
-			if (mmt_parse_u64_decimal(optarg, &seed, err, sizeof(err))) {
-				snprintf(msg, sizeof(msg), "--seed: %s", err);
-				return bad_input(msg);
-			}
-			break;
-		case 'l':
-			for (int v = 0; v < NR_VARIANTS; v++)
-				if (has_ruler(v) && MMT_FAMILY_BUILT(names[v].family))
-					puts(names[v].name);
-			return MMT_EXIT_OK;
-		case 'h':
-			usage(stdout);
-			return MMT_EXIT_OK;
-		default:
-			snprintf(msg, sizeof(msg), "unknown option '%s' (--help lists them)", argv[optind - 1]);
-			return bad_input(msg);
-		}
-	}
-	if (optind < argc) {
-		snprintf(msg, sizeof(msg), "unexpected argument '%s'", argv[optind]);
-		return bad_input(msg);
-	}
-	if (!has_ruler(variant) || !MMT_FAMILY_BUILT(names[variant].family)) {
-		fprintf(stderr, PROG ": %s: %s\n", names[variant].name,
-			names[variant].family == MMT_FAMILY_INJECTED ? "an injected fault has no ruler"
-			: !has_ruler(variant) ? "no ruler: a queue of nodes runs the library's protocol"
-					      : mmt_family_not_built(names[variant].family));
-		return MMT_EXIT_SKIPPED;
-	}
-
-	x = mmt_alloc_lines(sizeof(*x));
 	if (x)
 		x->s = mmt_alloc_lines(sizeof(struct shared) + size * words * sizeof(uint64_t));
-	if (!x || !x->s) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return MMT_EXIT_HARNESS;
-	}
+	if (!x || !x->s)
+		return NULL;
 	x->size = size;
 	x->batch = batch < size ? batch : size;	/* as the scenario */
 	x->words = words;
-	x->mix = mmt_mix64(seed);
+	x->mix = mmt_mix64(a->val[OPT_SEED]);
+	return x;
+}
 
-	double before, after;
-	json_t *probe_before = ruler_probe(cpus[0], cpus[1], &before);
-
-	if (ruler_run(PROG, cpus, loops[variant], x, duration_ns))
-		return MMT_EXIT_HARNESS;
-	json_t *probe_after = ruler_probe(cpus[0], cpus[1], &after);
-
+static json_t *result(void *arg, const struct ruler_args *a, bool *mismatched)
+{
+	const struct bare *x = arg;
 	const struct side *p = &x->side[0], *c = &x->side[1];
 	uint64_t elapsed = c->t_end_ns - c->t_begin_ns;
-	json_t *out = json_pack("{s:s,s:s,s:[i,i],s:I,s:I,s:i,s:I,s:I,s:f,s:I,s:I,s:o}", "ruler", PROG,
-				"variant", names[variant].name, "cpus", cpus[0], cpus[1], "ring_size",
-				(json_int_t)size, "batch", (json_int_t)x->batch, "item_words", (int)words,
-				"elapsed_ns", (json_int_t)elapsed, "items", (json_int_t)c->items, "items_per_sec",
-				elapsed ? (double)c->items * 1e9 / (double)elapsed : 0.0, "produced",
-				(json_int_t)p->items, "mismatched_items", (json_int_t)c->bad_items, "probe",
-				ruler_probe_doc(probe_before, before, probe_after, after));
 
-	json_dumpf(out, stdout, JSON_COMPACT);
-	putchar('\n');
-	json_decref(out);
-	/* A mismatch where the variant forbids it is a finding, as in the scenario. */
-	return c->bad_items && (names[variant].forbidden_on & mmt_this_arch()) ? MMT_EXIT_WITNESSED
-									      : MMT_EXIT_OK;
+	(void)a;
+	*mismatched = c->bad_items != 0;
+	return json_pack("{s:I,s:I,s:i,s:I,s:I,s:f,s:I,s:I}", "ring_size", (json_int_t)x->size, "batch",
+			 (json_int_t)x->batch, "item_words", (int)x->words, "elapsed_ns", (json_int_t)elapsed,
+			 "items", (json_int_t)c->items, "items_per_sec",
+			 elapsed ? (double)c->items * 1e9 / (double)elapsed : 0.0, "produced", (json_int_t)p->items,
+			 "mismatched_items", (json_int_t)c->bad_items);
 }
+
+static const struct ruler ring_ruler = {
+	.prog = "ring-bare",
+	.synopsis = "usage: ring-bare [--variant V] [--cpus A,B] [--duration D] [--ring-size N] [--batch N]\n"
+		    "                 [--item-words N] [--seed S] | --list\n"
+		    "ring's index rings with no harness around them: the ruler bench/efficiency.py divides by.\n",
+	.variant_help = "a ring variant with a ruler",
+	.roles = { "producer", "consumer" },
+	.epilogue = "Prints one JSON object: items and items_per_sec (the consumer's), mismatched_items and the\n"
+		    "probe before and after (one-way ns).\n"
+		    "Exit 0; 1 a forbidden mismatch; 2 bad input; 3 a CPU not pinned or a thread not started;\n"
+		    "77 a variant without a ruler.\n",
+	.help_column = 17,
+	.no_ruler = "no ruler: a queue of nodes runs the library's protocol",
+	MMT_TABLE(variants, variants),
+	.default_variant = V_CACHED,
+	MMT_TABLE(opts, opts),
+	.prepare = prepare,
+	.result = result,
+};
+
+RULER_MAIN(ring_ruler)

@@ -25,7 +25,7 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 sys.path.insert(0, os.path.join(TOP, "analysis", "lib"))
 import mmt_results as R  # noqa: E402  (every results file read through the schema check)
-RATIO = 1.5          # MMT_PROBE_STABLE_RATIO: the same placement within it
+from placement import RATIO, class_of, classes, same_placement  # noqa: E402
 MIN_SHARE = 0.2      # a placement's slice of a run must be this long to count
 
 BENCHES = [
@@ -58,25 +58,6 @@ def slices(run):
     if probe.get("stable") and probe.get("before"):
         return [(probe["before"][0]["one_way_ns"], run["ops_per_sec"])]
     return []
-
-
-def classes(values):
-    """Placements: sorted one-way latencies cut where the next is more
-    than RATIO above the smallest of the current group."""
-    groups = []
-    for v in sorted(values):
-        if groups and v <= groups[-1][0] * RATIO:
-            groups[-1].append(v)
-        else:
-            groups.append([v])
-    return groups
-
-
-def class_of(groups, v):
-    for i, g in enumerate(groups):
-        if g[0] <= v <= g[0] * RATIO:
-            return i
-    return None
 
 
 def moved(run):
@@ -176,7 +157,7 @@ def tracking_cost(args, results):
                                                     t["join_wait_ns"] / r["elapsed_ns"],
                                                     (t["session_ns_median"] or 0) / t["interval_ns"]))
             (_, ow_a, rate_a), (_, ow_b, rate_b) = sorted(got, reverse=True)   # on first
-            if ow_a and ow_b and max(ow_a, ow_b) <= RATIO * min(ow_a, ow_b) and rate_b:
+            if same_placement(ow_a, ow_b) and rate_b:
                 pairs.setdefault(i, []).append(((ow_a + ow_b) / 2, rate_a / rate_b))
     print("in-run tracking cost: ops/s with tracking (every 10 ms) / without, adjacent runs at the same"
           " placement (stable probes, no in-run move), %s, %d x %s" % (args.placement, args.repeat, args.duration))

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The rulers' common part (ruler.h). */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "exit-codes.h"
 #include "parse.h"
 #include "probe.h"
 #include "ruler.h"
@@ -38,8 +40,11 @@ static void *thread_main(void *p)
 	return NULL;
 }
 
-int ruler_run(const char *prog, const int cpus[2], void (*fn)(void *arg, int role), void *arg,
-	      uint64_t duration_ns)
+/* Runs fn(arg, 0) on cpus[0] and fn(arg, 1) on cpus[1] for duration_ns,
+ * then sets ruler_time_up and joins them.  -1 with a line on stderr when a
+ * CPU could not be pinned or a thread started. */
+static int run(const char *prog, const int cpus[2], void (*fn)(void *arg, int role), void *arg,
+	       uint64_t duration_ns)
 {
 	struct start st[2];
 	pthread_t th[2];
@@ -71,9 +76,10 @@ int ruler_run(const char *prog, const int cpus[2], void (*fn)(void *arg, int rol
 	return 0;
 }
 
-int ruler_parse_cpus(const char *s, int cpus[2], char *err, size_t len)
+/* "A,B" in the order given.  -1 with the reason in err. */
+static int parse_cpus(const char *s, int cpus[2], char *err, size_t len)
 {
-	char e[MMT_ERRLEN];
+	char e[MMT_ERRLEN] = "";
 	int n = 0;
 
 	*err = '\0';
@@ -89,7 +95,9 @@ int ruler_parse_cpus(const char *s, int cpus[2], char *err, size_t len)
 	return 0;
 }
 
-json_t *ruler_probe(int a, int b, double *one_way)
+/* The probe between the two CPUs: {cpus, round_trip_ns, one_way_ns, chunks}
+ * or null; *one_way is NAN when it failed. */
+static json_t *probe(int a, int b, double *one_way)
 {
 	struct mmt_probe_pair p;
 	struct mmt_probe_status st;
@@ -102,10 +110,213 @@ json_t *ruler_probe(int a, int b, double *one_way)
 			 "one_way_ns", p.one_way_ns, "chunks", p.chunks);
 }
 
-json_t *ruler_probe_doc(json_t *before, double one_way_before, json_t *after, double one_way_after)
+/* {"before": ..., "after": ..., "stable": the two within
+ * MMT_PROBE_STABLE_RATIO}; takes the two references. */
+static json_t *probe_doc(json_t *before, double one_way_before, json_t *after, double one_way_after)
 {
 	double drift = fmax(one_way_after / one_way_before, one_way_before / one_way_after);
 
 	return json_pack("{s:o,s:o,s:b}", "before", before, "after", after, "stable",
 			 !isnan(drift) && drift <= MMT_PROBE_STABLE_RATIO);
+}
+
+static void usage(const struct ruler *r, FILE *f)
+{
+	const int w = r->help_column;
+	char name[64];
+
+	fprintf(f, "%s  %-*s %s (default %s):", r->synopsis, w - 1, "--variant V", r->variant_help,
+		r->variants[r->default_variant].name);
+	for (int v = 0, first = 1; v < r->nr_variants; v++)
+		if (r->variants[v].has_ruler) {
+			fprintf(f, "%s %s", first ? "" : ",", r->variants[v].name);
+			first = 0;
+		}
+	fprintf(f, "\n  %-*s %s on A, %s on B (default 0,1)\n", w - 1, "--cpus A,B", r->roles[0], r->roles[1]);
+	fprintf(f, "  %-*s 500ms, 1s, bare seconds (default 1s)\n", w - 1, "--duration D");
+	for (int i = 0; i < r->nr_opts; i++) {
+		const struct ruler_opt *o = &r->opts[i];
+
+		snprintf(name, sizeof(name), "--%s %s", o->name, o->arg ? o->arg : "N");
+		if (o->decimal)
+			fprintf(f, "  %-*s %s, decimal (default %llu)\n", w - 1, name, o->text,
+				(unsigned long long)o->def);
+		else
+			fprintf(f, "  %-*s %s, %llu-%llu (default %llu)\n", w - 1, name, o->text,
+				(unsigned long long)o->min, (unsigned long long)o->max, (unsigned long long)o->def);
+	}
+	fprintf(f, "  %-*s the variants with a ruler built here, one a line\n%s", w - 1, "--list", r->epilogue);
+}
+
+static bool runnable(const struct ruler_variant *v)
+{
+	return v->has_ruler && MMT_FAMILY_BUILT(v->family) && v->family != MMT_FAMILY_INJECTED;
+}
+
+static int bad_input(const struct ruler *r, const char *what)
+{
+	fprintf(stderr, "%s: %s\n", r->prog, what);
+	return MMT_EXIT_USAGE;
+}
+
+/* --name's value into *out.  -1 with the reason in err. */
+static int parse_opt(const struct ruler_opt *o, const char *s, uint64_t *out, char *err, size_t len)
+{
+	char e[MMT_ERRLEN] = "";
+
+	if ((o->decimal ? mmt_parse_u64_decimal(s, out, e, sizeof(e)) : mmt_parse_u64(s, out, e, sizeof(e))) ||
+	    *out < o->min || *out > o->max) {
+		if (!*e)
+			snprintf(e, sizeof(e), "%llu to %llu", (unsigned long long)o->min, (unsigned long long)o->max);
+		snprintf(err, len, "--%s: %s", o->name, e);
+		return -1;
+	}
+	if (o->power_of_two && (*out & (*out - 1))) {
+		snprintf(err, len, "--%s %llu is not a power of two", o->name, (unsigned long long)*out);
+		return -1;
+	}
+	return 0;
+}
+
+enum { OPT_VARIANT = 'v', OPT_CPUS = 'c', OPT_DURATION = 'd', OPT_LIST = 'l', OPT_HELP = 'h', OPT_OWN = 256 };
+
+/* Parses the command line into *a.  -1: run it.  Else the exit code for
+ * main to return, its output printed: --help or --list (0), bad input (2,
+ * one line on stderr), a variant without a ruler here (77, one line). */
+static int parse(const struct ruler *r, int argc, char **argv, struct ruler_args *a)
+{
+	struct option longopts[5 + RULER_MAX_OPTS + 1] = {
+		{ "variant", required_argument, NULL, OPT_VARIANT },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "duration", required_argument, NULL, OPT_DURATION },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "help", no_argument, NULL, OPT_HELP },
+	};
+	char err[MMT_ERRLEN], msg[MMT_ERRLEN + 64];
+	int opt;
+
+	if (r->nr_opts > RULER_MAX_OPTS) {
+		fprintf(stderr, "%s: %d options of its own, RULER_MAX_OPTS is %d\n", r->prog, r->nr_opts,
+			RULER_MAX_OPTS);
+		return MMT_EXIT_HARNESS;
+	}
+	*a = (struct ruler_args){ .variant = r->default_variant, .cpus = { 0, 1 }, .duration_ns = 1000000000ull };
+	for (int i = 0; i < r->nr_opts; i++) {
+		longopts[5 + i] = (struct option){ r->opts[i].name, required_argument, NULL, OPT_OWN + i };
+		a->val[i] = r->opts[i].def;
+	}
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case OPT_VARIANT:
+			a->variant = -1;
+			for (int v = 0; v < r->nr_variants; v++)
+				if (!strcmp(optarg, r->variants[v].name))
+					a->variant = v;
+			if (a->variant < 0) {
+				snprintf(msg, sizeof(msg), "unknown variant '%s' (--help lists them)", optarg);
+				return bad_input(r, msg);
+			}
+			break;
+		case OPT_CPUS:
+			if (parse_cpus(optarg, a->cpus, err, sizeof(err))) {
+				snprintf(msg, sizeof(msg), "--cpus: %s", err);
+				return bad_input(r, msg);
+			}
+			break;
+		case OPT_DURATION:
+			if (mmt_parse_duration(optarg, &a->duration_ns, err, sizeof(err))) {
+				snprintf(msg, sizeof(msg), "--duration: %s", err);
+				return bad_input(r, msg);
+			}
+			break;
+		case OPT_LIST:
+			for (int v = 0; v < r->nr_variants; v++)
+				if (runnable(&r->variants[v]))
+					puts(r->variants[v].name);
+			return MMT_EXIT_OK;
+		case OPT_HELP:
+			usage(r, stdout);
+			return MMT_EXIT_OK;
+		default:
+			if (opt >= OPT_OWN && opt < OPT_OWN + r->nr_opts) {
+				if (parse_opt(&r->opts[opt - OPT_OWN], optarg, &a->val[opt - OPT_OWN], msg, sizeof(msg)))
+					return bad_input(r, msg);
+				break;
+			}
+			snprintf(msg, sizeof(msg), "unknown option '%s' (--help lists them)", argv[optind - 1]);
+			return bad_input(r, msg);
+		}
+	}
+	if (optind < argc) {
+		snprintf(msg, sizeof(msg), "unexpected argument '%s'", argv[optind]);
+		return bad_input(r, msg);
+	}
+
+	const struct ruler_variant *v = &r->variants[a->variant];
+
+	if (!runnable(v)) {
+		fprintf(stderr, "%s: %s: %s\n", r->prog, v->name,
+			v->family == MMT_FAMILY_INJECTED ? "an injected fault has no ruler"
+			: !v->has_ruler			 ? r->no_ruler
+							 : mmt_family_not_built(v->family));
+		return MMT_EXIT_SKIPPED;
+	}
+	return -1;
+}
+
+/* The probe, the run, the probe again: the probe's document in *probe_out.
+ * -1 when a CPU could not be pinned or a thread started (a line said so). */
+static int measure(const struct ruler *r, const struct ruler_args *a, void *x, json_t **probe_out)
+{
+	double before, after;
+	json_t *probe_before = probe(a->cpus[0], a->cpus[1], &before);
+
+	if (run(r->prog, a->cpus, r->variants[a->variant].loop, x, a->duration_ns)) {
+		json_decref(probe_before);
+		return -1;
+	}
+	json_t *probe_after = probe(a->cpus[0], a->cpus[1], &after);
+
+	*probe_out = probe_doc(probe_before, before, probe_after, after);
+	return 0;
+}
+
+/* Prints the JSON object; takes own and probe.  Returns the exit code. */
+static int report(const struct ruler *r, const struct ruler_args *a, json_t *own, json_t *probe,
+		  bool mismatched)
+{
+	const struct ruler_variant *v = &r->variants[a->variant];
+	json_t *out = json_pack("{s:s,s:s,s:[i,i]}", "ruler", r->prog, "variant", v->name, "cpus", a->cpus[0],
+				a->cpus[1]);
+
+	json_object_update(out, own);
+	json_decref(own);
+	json_object_set_new(out, "probe", probe);
+	json_dumpf(out, stdout, JSON_COMPACT);
+	putchar('\n');
+	json_decref(out);
+	/* A mismatch where the variant forbids it is a finding, as in the scenario. */
+	return mismatched && (v->forbidden_on & mmt_this_arch()) ? MMT_EXIT_WITNESSED : MMT_EXIT_OK;
+}
+
+int ruler_main(const struct ruler *r, int argc, char **argv)
+{
+	struct ruler_args a;
+	bool mismatched = false;
+	json_t *probe, *own;
+	int rc = parse(r, argc, argv, &a);
+	void *x;
+
+	if (rc >= 0)
+		return rc;
+	x = r->prepare(&a);
+	if (!x) {
+		fprintf(stderr, "%s: out of memory\n", r->prog);
+		return MMT_EXIT_HARNESS;
+	}
+	if (measure(r, &a, x, &probe))
+		return MMT_EXIT_HARNESS;
+	own = r->result(x, &a, &mismatched);
+	return report(r, &a, own, probe, mismatched);
 }

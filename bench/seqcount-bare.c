@@ -24,33 +24,15 @@
  * on stderr); 3 a CPU could not be pinned or a thread started; 77 a
  * variant without a ruler.
  */
-#include <getopt.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "seqcount.h"
 #include "clock.h"
-#include "exit-codes.h"
-#include "parse.h"
 #include "ruler.h"
 
-#define PROG "seqcount-bare"
-
-struct names {
-	const char *name;
-	unsigned forbidden_on;
-	enum mmt_family family;
-};
-#define AS_NAME(e, n, forbidden, fam, ...) [V_##e] = { n, forbidden, MMT_FAMILY_##fam },
-static const struct names names[NR_VARIANTS] = { SEQCOUNT_VARIANTS(AS_NAME) };
-#undef AS_NAME
-
 /* The sequence counts: the variants whose protocol seqcount.h holds. */
-static inline bool has_ruler(int v)
-{
-	return v == V_KERNEL || v == V_C11 || v == V_CK;
-}
+#define RULER_HAS(v) ((v) == V_KERNEL || (v) == V_C11 || (v) == V_CK)
+#define RULER_ROLE0 writer
+#define RULER_ROLE1 reader
 
 struct side {
 	uint64_t ops;		/* writer: versions; reader: snapshots */
@@ -108,171 +90,65 @@ static inline __attribute__((always_inline)) void reader(const int v, struct bar
 	me->torn = torn;
 }
 
-/* One copy of the loops per variant with a ruler, as in the scenario: the
- * primitives are compile-time constants.  The others' are empty (never
- * run: main refuses them). */
-#define AS_LOOP(e, ...)                                                                            \
-	static void loop_##e(void *x, int role)                                                    \
-	{                                                                                          \
-		if (!has_ruler(V_##e))                                                             \
-			return;                                                                    \
-		if (role == 0)                                                                     \
-			writer(V_##e, x);                                                          \
-		else                                                                               \
-			reader(V_##e, x);                                                          \
-	}
-SEQCOUNT_VARIANTS(AS_LOOP)
-#undef AS_LOOP
-#define AS_ENTRY(e, ...) [V_##e] = loop_##e,
-static void (*const loops[NR_VARIANTS])(void *, int) = { SEQCOUNT_VARIANTS(AS_ENTRY) };
-#undef AS_ENTRY
+SEQCOUNT_VARIANTS(RULER_LOOP)
+static const struct ruler_variant variants[NR_VARIANTS] = { SEQCOUNT_VARIANTS(RULER_ROW) };
 
-static void usage(FILE *f)
+enum { OPT_RECORD_WORDS, OPT_WRITE_INTERVAL_NS, NR_OPTS };
+static const struct ruler_opt opts[NR_OPTS] = {
+	[OPT_RECORD_WORDS] = { .name = "record-words", .text = "64-bit words in the record", .def = 8, .min = 2,
+			       .max = 512 },
+	[OPT_WRITE_INTERVAL_NS] = { .name = "write-interval-ns", .text = "the writer's pause between versions",
+				    .def = 1000, .min = 0, .max = 1000000000 },
+};
+
+static void *prepare(const struct ruler_args *a)
 {
-	fprintf(f, "usage: " PROG " [--variant V] [--cpus A,B] [--duration D] [--record-words N]\n"
-		   "                     [--write-interval-ns N] | --list\n"
-		   "seqcount's sequence counts with no harness around them: the ruler bench/efficiency.py divides by.\n"
-		   "  --variant V              a seqcount variant with a ruler (default kernel):");
-	for (int v = 0, first = 1; v < NR_VARIANTS; v++)
-		if (has_ruler(v)) {
-			fprintf(f, "%s %s", first ? "" : ",", names[v].name);
-			first = 0;
-		}
-	fprintf(f, "\n"
-		   "  --cpus A,B               writer on A, reader on B (default 0,1)\n"
-		   "  --duration D             500ms, 1s, bare seconds (default 1s)\n"
-		   "  --record-words N         64-bit words in the record, 2-512 (default 8)\n"
-		   "  --write-interval-ns N    the writer's pause between versions, 0-1000000000 (default 1000)\n"
-		   "  --list                   the variants with a ruler built here, one a line\n"
-		   "Prints one JSON object: reads and reads_per_sec (the reader's), writes and writes_per_sec,\n"
-		   "retries, torn_reads and the probe before and after (one-way ns).\n"
-		   "Exit 0; 1 a forbidden torn read; 2 bad input; 3 a CPU not pinned or a thread not started;\n"
-		   "77 a variant without a ruler.\n");
-}
+	struct bare *x = mmt_alloc_lines(sizeof(*x));
 
-static int bad_input(const char *what)
-{
-	fprintf(stderr, PROG ": %s\n", what);
-	return MMT_EXIT_USAGE;
-}
-
-static int bad_number(const char *opt, const char *arg, uint64_t *out, uint64_t min, uint64_t max)
-{
-	char err[MMT_ERRLEN] = "", msg[2 * MMT_ERRLEN];
-
-	if (mmt_parse_u64(arg, out, err, sizeof(err)) || *out < min || *out > max) {
-		if (!*err)
-			snprintf(err, sizeof(err), "%llu to %llu", (unsigned long long)min, (unsigned long long)max);
-		snprintf(msg, sizeof(msg), "--%s: %s", opt, err);
-		bad_input(msg);
-		return -1;
-	}
-	return 0;
-}
-
-int main(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{ "variant", required_argument, NULL, 'v' },	  { "cpus", required_argument, NULL, 'c' },
-		{ "duration", required_argument, NULL, 'd' },	  { "record-words", required_argument, NULL, 'w' },
-		{ "write-interval-ns", required_argument, NULL, 'i' }, { "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },		  { NULL, 0, NULL, 0 },
-	};
-	char err[MMT_ERRLEN], msg[MMT_ERRLEN + 64];
-	uint64_t duration_ns = 1000000000ull, words = 8, interval_ns = 1000;
-	int variant = V_KERNEL, cpus[2] = { 0, 1 }, opt;
-	struct bare *x;
-
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'v':
-			variant = -1;
-			for (int v = 0; v < NR_VARIANTS; v++)
-				if (!strcmp(optarg, names[v].name))
-					variant = v;
-			if (variant < 0) {
-				snprintf(msg, sizeof(msg), "unknown variant '%s' (--help lists them)", optarg);
-				return bad_input(msg);
-			}
-			break;
-		case 'c':
-			if (ruler_parse_cpus(optarg, cpus, err, sizeof(err))) {
-				snprintf(msg, sizeof(msg), "--cpus: %s", err);
-				return bad_input(msg);
-			}
-			break;
-		case 'd':
-			if (mmt_parse_duration(optarg, &duration_ns, err, sizeof(err))) {
-				snprintf(msg, sizeof(msg), "--duration: %s", err);
-				return bad_input(msg);
-			}
-			break;
-		case 'w':
-			if (bad_number("record-words", optarg, &words, 2, 512))
-				return MMT_EXIT_USAGE;
-			break;
-		case 'i':
-			if (bad_number("write-interval-ns", optarg, &interval_ns, 0, 1000000000))
-				return MMT_EXIT_USAGE;
-			break;
-		case 'l':
-			for (int v = 0; v < NR_VARIANTS; v++)
-				if (has_ruler(v) && MMT_FAMILY_BUILT(names[v].family))
-					puts(names[v].name);
-			return MMT_EXIT_OK;
-		case 'h':
-			usage(stdout);
-			return MMT_EXIT_OK;
-		default:
-			snprintf(msg, sizeof(msg), "unknown option '%s' (--help lists them)", argv[optind - 1]);
-			return bad_input(msg);
-		}
-	}
-	if (optind < argc) {
-		snprintf(msg, sizeof(msg), "unexpected argument '%s'", argv[optind]);
-		return bad_input(msg);
-	}
-	if (!has_ruler(variant) || !MMT_FAMILY_BUILT(names[variant].family)) {
-		fprintf(stderr, PROG ": %s: %s\n", names[variant].name,
-			names[variant].family == MMT_FAMILY_INJECTED ? "an injected fault has no ruler"
-			: !has_ruler(variant) ? "no ruler: RCU and the locks run the library's protocol"
-					      : mmt_family_not_built(names[variant].family));
-		return MMT_EXIT_SKIPPED;
-	}
-
-	x = mmt_alloc_lines(sizeof(*x));
 	if (x)
 		x->s = mmt_alloc_lines(sizeof(struct shared));	/* version 0: all zero, consistent */
-	if (!x || !x->s) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return MMT_EXIT_HARNESS;
-	}
-	x->words = (unsigned)words;
-	x->interval_cycles = (uint64_t)((double)interval_ns * mmt_cycles_per_ns());
+	if (!x || !x->s)
+		return NULL;
+	x->words = (unsigned)a->val[OPT_RECORD_WORDS];
+	x->interval_cycles = (uint64_t)((double)a->val[OPT_WRITE_INTERVAL_NS] * mmt_cycles_per_ns());
+	return x;
+}
 
-	double before, after;
-	json_t *probe_before = ruler_probe(cpus[0], cpus[1], &before);
-
-	if (ruler_run(PROG, cpus, loops[variant], x, duration_ns))
-		return MMT_EXIT_HARNESS;
-	json_t *probe_after = ruler_probe(cpus[0], cpus[1], &after);
-
+static json_t *result(void *arg, const struct ruler_args *a, bool *mismatched)
+{
+	const struct bare *x = arg;
 	const struct side *w = &x->side[0], *r = &x->side[1];
 	uint64_t elapsed = r->t_end_ns - r->t_begin_ns, w_elapsed = w->t_end_ns - w->t_begin_ns;
-	json_t *out = json_pack(
-		"{s:s,s:s,s:[i,i],s:i,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:f,s:I,s:o}", "ruler", PROG, "variant",
-		names[variant].name, "cpus", cpus[0], cpus[1], "record_words", (int)words, "write_interval_ns",
-		(json_int_t)interval_ns, "elapsed_ns", (json_int_t)elapsed, "reads", (json_int_t)r->ops,
-		"reads_per_sec", elapsed ? (double)r->ops * 1e9 / (double)elapsed : 0.0, "writes",
-		(json_int_t)w->ops, "writes_per_sec", w_elapsed ? (double)w->ops * 1e9 / (double)w_elapsed : 0.0,
-		"retries", (json_int_t)r->retries, "retry_rate",
-		r->ops ? (double)r->retries / (double)r->ops : 0.0, "torn_reads", (json_int_t)r->torn, "probe",
-		ruler_probe_doc(probe_before, before, probe_after, after));
 
-	json_dumpf(out, stdout, JSON_COMPACT);
-	putchar('\n');
-	json_decref(out);
 	/* A torn read accepted where the variant forbids it is a finding, as in the scenario. */
-	return r->torn && (names[variant].forbidden_on & mmt_this_arch()) ? MMT_EXIT_WITNESSED : MMT_EXIT_OK;
+	*mismatched = r->torn != 0;
+	return json_pack(
+		"{s:i,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:f,s:I}", "record_words", (int)x->words, "write_interval_ns",
+		(json_int_t)a->val[OPT_WRITE_INTERVAL_NS], "elapsed_ns", (json_int_t)elapsed, "reads",
+		(json_int_t)r->ops, "reads_per_sec", elapsed ? (double)r->ops * 1e9 / (double)elapsed : 0.0,
+		"writes", (json_int_t)w->ops, "writes_per_sec",
+		w_elapsed ? (double)w->ops * 1e9 / (double)w_elapsed : 0.0, "retries", (json_int_t)r->retries,
+		"retry_rate", r->ops ? (double)r->retries / (double)r->ops : 0.0, "torn_reads", (json_int_t)r->torn);
 }
+
+static const struct ruler seqcount_ruler = {
+	.prog = "seqcount-bare",
+	.synopsis = "usage: seqcount-bare [--variant V] [--cpus A,B] [--duration D] [--record-words N]\n"
+		    "                     [--write-interval-ns N] | --list\n"
+		    "seqcount's sequence counts with no harness around them: the ruler bench/efficiency.py divides by.\n",
+	.variant_help = "a seqcount variant with a ruler",
+	.roles = { "writer", "reader" },
+	.epilogue = "Prints one JSON object: reads and reads_per_sec (the reader's), writes and writes_per_sec,\n"
+		    "retries, torn_reads and the probe before and after (one-way ns).\n"
+		    "Exit 0; 1 a forbidden torn read; 2 bad input; 3 a CPU not pinned or a thread not started;\n"
+		    "77 a variant without a ruler.\n",
+	.help_column = 25,
+	.no_ruler = "no ruler: RCU and the locks run the library's protocol",
+	MMT_TABLE(variants, variants),
+	.default_variant = V_KERNEL,
+	MMT_TABLE(opts, opts),
+	.prepare = prepare,
+	.result = result,
+};
+
+RULER_MAIN(seqcount_ruler)
