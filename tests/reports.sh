@@ -738,6 +738,15 @@ PY
 )
 	[ "$rc" -eq 0 ] && [ "$counted" = "$real" ] && grep -q "skipped 1 file holding runs already read (a copy) counted once; 1 not a results document" "$scratch/out"
 	ok $? "a nightly directory with its links, a copy and the schema: $counted runs counted, $real real (report exit $rc: $(grep skipped "$scratch/out"))"
+	# That directory with a stalled run's outlier beside it, rendered: the
+	# plots keep their axes, ticks and labels apart.
+	"$S/report" "$scratch/res/nightly" "$scratch/stall" -o "$scratch/nightly-all.html" >/dev/null 2>&1
+	if [ -n "$chromium" ]; then
+		check nightly-all
+		ok $? "a nightly directory with links and a copy, and an outlier, in headless Chromium: plots intact ($res)"
+	else
+		skip "headless Chromium not installed: the nightly directory's report is not rendered"
+	fi
 else
 	skip "nightly runs need 2 CPUs"
 fi
