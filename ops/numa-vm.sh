@@ -7,6 +7,7 @@
 #                   [--append ARGS] [--log FILE] [--qemu-opts "QEMU ARGS"]
 #                   -- ./run-scenario ARGS...
 #   scripts/numa-vm [options] --script FILE
+#   scripts/numa-vm [options] --prepare
 #
 #   --cpus N       vCPUs, split evenly over the nodes (default: 2 per node
 #                  where this host has as many CPUs, so that same-node
@@ -19,6 +20,9 @@
 #   --identity     print the guest's machine-id and hostname for these
 #                  options and exit, booting nothing (scripts/nightly
 #                  --in-vm finds the guest's baseline by it)
+#   --prepare      build or fetch what the guest needs (the static harness,
+#                  busybox, the kernel) and stop before booting: warms the
+#                  cache, so a timed run (a nightly --in-vm) boots at once
 #   --script FILE  run a shell script in the guest instead of one command:
 #                  mmtorture and run-scenario are on its PATH, results go to
 #                  /results; its exit status is numa-vm's.  A file it prints
@@ -52,7 +56,7 @@
 # harness's probe take minutes; shift=10 starves the guest kernel.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-nodes=2 cpus= mem=1024 kernel= arch=x86_64 kvm=0 timeout=600 append= keep_log= script= qemu_opts= identity=0
+nodes=2 cpus= mem=1024 kernel= arch=x86_64 kvm=0 timeout=600 append= keep_log= script= qemu_opts= identity=0 prepare=0
 
 die() { echo "numa-vm: $*" >&2; exit 2; }
 usage() { sed -n '2,/^set -eu/{/^set -eu/d;s/^# \{0,1\}//;p}' "$0"; }
@@ -74,6 +78,7 @@ while [ $# -gt 0 ]; do
 	--script) script=${2:-}; shift 2 ;;
 	--qemu-opts) [ $# -ge 2 ] || die "--qemu-opts needs its arguments in one word"; qemu_opts=$2; shift 2 ;;
 	--identity) identity=1; shift ;;
+	--prepare) prepare=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) die "unknown argument '$1' (see scripts/numa-vm --help)" ;;
@@ -131,7 +136,9 @@ if [ "$identity" = 1 ]; then
 	exit 0
 fi
 case $append in *[\'\"\`\$\\]*) die "--append: quotes, backslashes and \$ are not passed to the kernel command line" ;; esac
-if [ -n "$script" ]; then
+if [ "$prepare" = 1 ]; then
+	[ -z "$script" ] && [ $# -eq 0 ] || die "--prepare boots nothing: no --script or command with it"
+elif [ -n "$script" ]; then
 	[ -r "$script" ] && [ -f "$script" ] || die "--script $script: not a readable file"
 	[ $# -eq 0 ] || die "--script and a command are exclusive"
 else
@@ -157,6 +164,10 @@ mkdir -p "$cache" "$results"
 vm_busybox
 vm_harness
 vm_kernel "$kernel"
+if [ "$prepare" = 1 ]; then
+	stage "prepared: $harness, $kernel"
+	exit 0
+fi
 
 # --- the initramfs ----------------------------------------------------------------
 stage "building the initramfs (busybox, $harness)"
@@ -273,7 +284,9 @@ keep_failure_log() {
 # results at the end.
 bring_back_files() {
 	awk -v work="$work" '
-		/^@@MMT-FILE .*@@$/ { name = $2; sub(/@@$/, "", name); out = work "/" name ".b64"; next }
+		# a plain file name only: the console is the guest'"'"'s to write
+		/^@@MMT-FILE .*@@$/ { name = $2; sub(/@@$/, "", name)
+			out = name ~ /^[A-Za-z0-9_][A-Za-z0-9._-]*$/ ? work "/" name ".b64" : ""; next }
 		/^@@MMT-END@@$/ { if (out != "") print name; out = ""; next }
 		out != "" { print > out }' "$log.clean" | while read -r name; do
 		base64 -d "$work/$name.b64" >"$results/.$name.tmp" && mv "$results/.$name.tmp" "$results/$name" &&
@@ -309,5 +322,9 @@ awk '/@@MMT-BEGIN@@/ { on = 1; next } /@@MMT-RC / { exit } on' "$log.clean"
 bring_back_files
 rc=$(sed -n 's/.*@@MMT-RC \([0-9]*\)@@.*/\1/p' "$log.clean" | head -n 1)
 # Exit codes other than ok, found and skipped are failures: keep the console.
-case ${rc:-3} in 0|1|77) ;; *) keep_failure_log ;; esac
+case ${rc:-3} in
+0|1|77) ;;
+*)	echo "numa-vm: the command in the guest exited ${rc:-(no status)}" >&2
+	keep_failure_log ;;
+esac
 exit "${rc:-3}"

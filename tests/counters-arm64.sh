@@ -3,7 +3,8 @@
 # (qemu-system-aarch64 -M virt -cpu max, Debian's arm64 kernel, its
 # armv8_pmuv3 driver).  This host has no PMU, so this is where groups,
 # multiplexing, scaling and the encoding fallbacks meet real hardware
-# counters.  One guest boot, one short msgpass run (about 25 s in all):
+# counters.  One guest boot (2 nodes: it is numa-vm's aarch64 check too), one short
+# cross-node msgpass run (about 25 s in all):
 #
 # - cycles > 0 per worker and consistent with task-clock at QEMU's PMU
 #   clock: QEMU's Arm PMU counts CPU_CYCLES at 1 GHz of virtual time
@@ -124,8 +125,8 @@ PY
 # booted once more; both attempts failing fails the test.
 for attempt in 1 2; do
 	rm -f "$MMT_RESULTS_DIR"/*.json
-	timeout -k 10 300 "$vm" --arch aarch64 --nodes 1 --cpus 2 --timeout 240 -- \
-		./run-scenario msgpass --variant mb --duration 300ms --events "$events" \
+	timeout -k 10 300 "$vm" --arch aarch64 --nodes 2 --cpus 2 --timeout 240 -- \
+		./run-scenario msgpass --variant mb --placement cross-node --duration 300ms --events "$events" \
 		>"$scratch/out" 2>"$scratch/err"
 	rc=$?
 	f=$(ls "$MMT_RESULTS_DIR"/msgpass-*.json 2>/dev/null | head -n 1)
@@ -141,6 +142,10 @@ if [ -z "$f" ]; then
 	done_testing
 	exit
 fi
+# The same boot is numa-vm's aarch64 check: two nodes, one CPU each, the
+# cross-node workers ran.
+[ "$(get "$f" metadata.topology.nodes | grep -o '"id"' | wc -l)" -eq 2 ] && [ "$(get "$f" runs.0.status)" = ok ]
+ok $? "aarch64 2-node guest (numa-vm --arch aarch64): msgpass cross-node ran on 2 nodes"
 while IFS='	' read -r status what; do
 	[ "$status" = ok ]
 	ok $? "arm64 guest: $what"
