@@ -76,7 +76,7 @@ static inline __attribute__((always_inline)) void reader(const int v, struct bar
 	struct shared *s = x->s;
 	struct side *me = &x->side[1];
 	const unsigned words = x->words;
-	uint64_t snap[512], n, retries = 0, torn = 0;
+	uint64_t snap[512] = { 0 }, n, retries = 0, torn = 0;	/* zeroed: a variant not built reads none */
 
 	me->t_begin_ns = ruler_start_together();
 	for (n = 0; (n & 255) || !READ_ONCE(ruler_time_up.v); n++) {
