@@ -41,10 +41,20 @@ for sc in "ring ck-spsc,cached" "seqcount ck,kernel" "msgpass ck-fence,ck-fence-
 	run "$1" --variant "$2" --iterations 20000 --events none --output "$scratch/$1.json"
 	# scenario variant placement status witnesses iterations: ok, none, all of them
 	bad=$(runs "$scratch/$1.json" | awk '$4 != "ok" || $5 != 0 || $6 < 20000')
+	# a stalled run (INVALID: the machine's load) did not do its work
+	stalled=$(runs "$scratch/$1.json" | awk '$4 == "invalid" && $5 == 0 { print $2 }')
+	if [ -n "$stalled" ]; then
+		stalled_all="${stalled_all:-}$stalled "
+		continue
+	fi
 	[ "$rc" -eq 0 ] && [ "$(runs "$scratch/$1.json" | wc -l)" -eq 2 ] && [ -z "$bad" ] || fail="$fail $1 (exit $rc: $bad)"
 done
-[ -z "$fail" ]
-ok $? "ck-spsc, seqcount ck, ck-fence and ck-fence-memory: 20000 checked operations each, no witness, no lost item${fail:+:$fail}"
+if [ -n "${stalled_all:-}" ] && [ -z "$fail" ]; then
+	skip "ck variants: ${stalled_all}stalled (INVALID) on a loaded machine, no verdict"
+else
+	[ -z "$fail" ]
+	ok $? "ck-spsc, seqcount ck, ck-fence and ck-fence-memory: 20000 checked operations each, no witness, no lost item${fail:+:$fail}"
+fi
 
 [ "$(get "$scratch/ring.json" metadata.ck_version)" != null ]
 ok $? "the results record the ck version built against ($(get "$scratch/ring.json" metadata.ck_version))"
@@ -54,6 +64,11 @@ run msgpass --variant release-acquire,urcu-rcu,ck-release-acquire,c11-release-ac
 	--events none --output "$scratch/four.json"
 "$MMT_SRCDIR/scripts/compare" --variants "$scratch/four.json" >"$scratch/cmp" 2>&1
 crc=$?
+if runs "$scratch/four.json" | awk '$4 == "invalid"' | grep -q .; then
+	skip "compare --variants: a run stalled (INVALID) on a loaded machine, so a pair is missing"
+	done_testing
+	exit
+fi
 [ "$rc" -eq 0 ] && [ "$crc" -eq 0 ] && grep -q '^  ck-release-acquire  *ck  *2 ' "$scratch/cmp" &&
 	grep -q 'release/acquire publication: release-acquire: 1 : urcu-rcu: [0-9.]* .*(n=2) : ck-release-acquire: [0-9.]* .*(n=2) : c11-release-acquire: [0-9.]* .*(n=2)$' "$scratch/cmp"
 ok $? "compare --variants: hand-rolled : liburcu : ck : C11 in one row (exit $rc/$crc: $(grep 'release/acquire publication' "$scratch/cmp"))"

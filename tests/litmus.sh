@@ -95,6 +95,9 @@ rc=$?
 [ "$rc" -eq 0 ] && "$MMT_PYTHON3" - "$scratch/deref.json" <<'PY'
 import json, sys
 runs = json.load(open(sys.argv[1]))["runs"]
+# a stalled run (INVALID, the machine's load) says nothing either way
+if any(r["status"] == "invalid" for r in runs):
+    sys.exit(78)
 assert all(r["status"] == "ok" and r["witnesses"]["count"] == 0 for r in runs), runs
 seen = {h["outcome"] for r in runs for h in r["metrics"]["histogram"]}
 # the premise: P1 read the pointer before it was published, in some set
@@ -103,6 +106,8 @@ PY
 prc=$?
 if [ "$prc" -eq 77 ]; then
 	skip "P1 never read the unpublished pointer in 200 ms here: the crash path was not taken"
+elif [ "$prc" -eq 78 ]; then
+	skip "MP+deref-unpublished: a run stalled (INVALID, load $(cut -d' ' -f1 /proc/loadavg)): the crash path is unproven this time"
 else
 	[ "$rc" -eq 0 ] && [ "$prc" -eq 0 ]
 	ok $? "a pointer read before it was published (0) is dereferenced without a crash, in every set (exit $rc)"
@@ -127,8 +132,12 @@ for prims in kernel kernel-mfence urcu c11; do
 		set -- $(runs "$scratch/sb-again.json")
 		cp "$scratch/sb-again.json" "$f.sb"
 	done
-	[ "$4" = ok ] && [ "$5" -gt 0 ] && grep -q '"verdict": "allowed, seen"' "$f" ${f}.sb 2>/dev/null
-	ok $? "$prims: SB's store buffering is seen ($5 witnesses, try $try)"
+	if [ "$4" = invalid ]; then
+		skip "$prims: SB stalled (INVALID) in all $try tries on a loaded machine: no verdict"
+	else
+		[ "$4" = ok ] && [ "$5" -gt 0 ] && grep -q '"verdict": "allowed, seen"' "$f" "$f.sb" 2>/dev/null
+		ok $? "$prims: SB's store buffering is seen ($5 witnesses, try $try)"
+	fi
 	if [ "$arch" = x86_64 ]; then
 		for t in SB+mbs MP MP+wmb+rmb MP+poreleaseacquire; do
 			line=$(runs "$f" | awk -v t="$t/$prims" '$2 == t')
