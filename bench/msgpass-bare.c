@@ -68,10 +68,9 @@ static inline __attribute__((always_inline)) void producer(const int v, struct b
 	me->t_begin_ns = ruler_start_together();
 	for (i = 1; !READ_ONCE(ruler_time_up.v); i++) {
 		struct payload_buf *b = x->buf[i & 1];
-		uint64_t *w = words_of(b), t0;
+		uint64_t t0;
 
-		for (unsigned k = 0; k < words; k++)
-			w[k] = msgpass_value(mix, i, k);
+		msgpass_fill(words, mix, words_of(b), i);
 		t0 = mmt_cycles();
 		WRITE_ONCE(s->t_pub, t0);
 		publish(v, s, b, i);
@@ -90,26 +89,26 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct b
 	struct side *me = &x->side[1];
 	const unsigned words = x->words;
 	const uint64_t mix = x->mix;
+	struct msgpass_mismatched m;	/* the scenario's check, to the word */
 	uint64_t i;
 
 	me->t_begin_ns = ruler_start_together();
 	for (i = 1;; i++) {
 		struct payload_buf *b = x->buf[i & 1];
 		const uint64_t *w = words_of(b);
-		uint64_t bad = 0, t, t_pub;
+		uint64_t t, t_pub;
 
 		while (!published(v, s, b, i))
 			if (unlikely(READ_ONCE(ruler_done.v)))
 				goto out;
 		t = mmt_cycles();
-		for (unsigned k = 0; k < words; k++)
-			bad |= w[k] ^ msgpass_value(mix, i, k);
+		msgpass_check(words, mix, w, i, &m);
 		/* Acknowledged as soon as every word is read and t_pub (which
 		 * the producer rewrites after the acknowledgement) with them;
 		 * the records come after, off the round trip. */
 		t_pub = READ_ONCE(s->t_pub);
 		smp_store_release(&ACK(s, 1), i);
-		if (unlikely(bad))
+		if (unlikely(m.n))
 			me->bad_messages++;
 		mmt_hist_add(&me->lat, t - t_pub);
 	}

@@ -96,7 +96,7 @@ static int msgpass_prepare(struct mmt_run *run)
  * What sits between one side seeing the other's store and making its own
  * is the round trip; everything else is taken off that path:
  *   - the payload's length and mix are locals: read through p, every word
- *     store in fill() could alias them and the compiler reloads both per word;
+ *     store in msgpass_fill() could alias them and the compiler reloads both per word;
  *   - the waits look at the stop flag and nothing else; the producer, the
  *     tracker's leader, polls it once per message with the counter it has
  *     just read (mmt_track_poll_clock), the consumer, the follower, in its
@@ -110,15 +110,6 @@ static int msgpass_prepare(struct mmt_run *run)
  *     histogram); t_pub is read before the acknowledgement, as the producer
  *     rewrites it for the next message after it.
  */
-
-static inline __attribute__((always_inline)) void
-fill(unsigned words, uint64_t mix, struct payload_buf *b, uint64_t i)
-{
-	uint64_t *w = words_of(b);
-
-	for (unsigned k = 0; k < words; k++)
-		w[k] = msgpass_value(mix, i, k);
-}
 
 static inline __attribute__((always_inline)) void producer(const int v, struct mmt_worker *w)
 {
@@ -143,9 +134,9 @@ static inline __attribute__((always_inline)) void producer(const int v, struct m
 			publish(v, s, b, i);
 			for (uint64_t d = 0; d < delay; d++)
 				cpu_relax();
-			fill(words, mix, b, i);
+			msgpass_fill(words, mix, words_of(b), i);
 		} else {
-			fill(words, mix, b, i);
+			msgpass_fill(words, mix, words_of(b), i);
 			t0 = mmt_cycles();
 			WRITE_ONCE(s->t_pub, t0);
 			publish(v, s, b, i);
@@ -164,15 +155,9 @@ out:
 }
 
 /* The words of message i that mismatched: their indices and what was read. */
-struct mismatched {
-	unsigned n;
-	uint16_t word[4096];
-	uint64_t found[4096];
-};
-
 static void __attribute__((noinline)) report_mismatch(struct priv *p, struct worker_state *ws,
 						      uint64_t *outcomes, uint64_t i,
-						      const struct mismatched *m)
+						      const struct msgpass_mismatched *m)
 {
 	bool corrupt = false;
 
@@ -199,7 +184,7 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct m
 	struct worker_state *ws = &p->ws[w->id];
 	const uint64_t last = run->iterations ? run->iterations : UINT64_MAX, mix = p->mix;
 	const unsigned words = p->words;
-	struct mismatched m;
+	struct msgpass_mismatched m;
 	uint64_t i;
 
 	if (!MMT_FAMILY_BUILT(variants[v].family))
@@ -216,17 +201,7 @@ static inline __attribute__((always_inline)) void consumer(const int v, struct m
 			mmt_track_poll(w, i - 1);
 		}
 		t = mmt_cycles();
-		/* Each word compared as it is loaded; one that mismatches is
-		 * kept as read, so the report cannot show a fresh re-read. */
-		m.n = 0;
-		for (unsigned k = 0; k < words; k++) {
-			uint64_t x = payload[k];
-
-			if (unlikely(x != msgpass_value(mix, i, k))) {
-				m.word[m.n] = (uint16_t)k;
-				m.found[m.n++] = x;
-			}
-		}
+		msgpass_check(words, mix, payload, i, &m);
 		t_pub = READ_ONCE(s->t_pub);
 		smp_store_release(&ACK(s, w->id), i);
 		if (unlikely(m.n)) {

@@ -108,6 +108,42 @@ static inline uint64_t *words_of(struct payload_buf *b)
 	return (uint64_t *)((char *)b + MMT_PAD_BYTES);
 }
 
+/* The words of one message, as the producer writes them. */
+static inline __attribute__((always_inline)) void
+msgpass_fill(unsigned words, uint64_t mix, uint64_t *w, uint64_t i)
+{
+	for (unsigned k = 0; k < words; k++)
+		w[k] = msgpass_value(mix, i, k);
+}
+
+/* The words of a message that did not read as written, kept as read. */
+struct msgpass_mismatched {
+	unsigned n;
+	uint16_t word[4096];
+	uint64_t found[4096];
+};
+
+/* The consumer's check, the scenario's and its ruler's: each word
+ * compared as it is loaded, one that mismatches kept as read (a branch
+ * never taken on a clean message), so a report cannot show a fresh
+ * re-read and no copy of the payload sits in the store buffer ahead of
+ * the acknowledgement.  Returns how many words mismatched. */
+static inline __attribute__((always_inline)) unsigned
+msgpass_check(unsigned words, uint64_t mix, const uint64_t *payload, uint64_t i,
+	      struct msgpass_mismatched *m)
+{
+	m->n = 0;
+	for (unsigned k = 0; k < words; k++) {
+		uint64_t x = payload[k];
+
+		if (unlikely(x != msgpass_value(mix, i, k))) {
+			m->word[m->n] = (uint16_t)k;
+			m->found[m->n++] = x;
+		}
+	}
+	return m->n;
+}
+
 /* ---- publication primitives, one per variant ---------------------------- */
 
 static inline __attribute__((always_inline)) void
