@@ -236,16 +236,31 @@ def suite_row(name, arm, rc, docs, mut):
     for doc in docs:
         for r in doc.get("runs", []):
             h = r.get("witnesses", {}).get("histogram", {})
+            m = r.get("metrics") or {}
+            sw = ((m.get("mutant") or {}).get("switches") or {}).get(mut["name"], {})
             runs.append({"variant": r.get("variant"), "injected": bool(r.get("injected")),
                          "status": r.get("status"), "lost": h.get(mut["finding"]) or 0,
-                         "raced": (r.get("metrics") or {}).get("migrations_raced"),
+                         "raced": m.get("migrations_raced"),
+                         "kernel_in_window": m.get("kernel_window_during_migrations"),
+                         "kernel_skipped": sw.get("hits"),
                          "reason": r.get("inconclusive_reason") or r.get("reason")})
     race = [x for x in runs if x["variant"] == mut["hunter"][1]]
     control = [x for x in runs if x["variant"] == mut["control"][1]]
     injected = [x for x in runs if x["injected"]]
-    # Either way the control loses nothing and every injected fault is
-    # caught (status ok): the line's exit alone would hide either.
-    sound = not any(x["lost"] for x in control) and all(x["status"] == "ok" for x in injected)
+
+    def control_sound(x):
+        # The control's migrator moves pages only with no flush pending.
+        # A suite line also runs the compactor and NUMA balancing, whose
+        # change_prot_numa() is the bug's other protector: with the switch
+        # ON they may lose writes in the control too, and then the kernel
+        # says so (flushes skipped in the run, none during the migrator's
+        # calls).  A loss the kernel did not cause is the harness's bug.
+        if not x["lost"]:
+            return True
+        return (arm == "on" and (x["kernel_skipped"] or 0) > 0 and x["kernel_in_window"] == 0)
+    # Either way every injected fault is caught (status ok) and the control
+    # loses nothing the kernel's switch did not: the exit alone would hide either.
+    sound = all(control_sound(x) for x in control) and all(x["status"] == "ok" for x in injected)
     if arm == "on":
         held = rc == 1 and any(x["lost"] > 0 for x in race) and sound
     else:
@@ -295,7 +310,9 @@ def judge(rows, suites, a, mut):
     for srow in suites:
         what = ("its race run lost writes, the line failed (exit 1)" if srow["arm"] == "on"
                 else "every race run conclusive, no write lost but the injected ones, the line passed (exit 0)")
-        what += "; its control lost none, its injected faults were caught"
+        what += ("; its control lost none but what the switch's other paths (compaction, NUMA balancing) lost,"
+                 " its injected faults were caught" if srow["arm"] == "on"
+                 else "; its control lost none, its injected faults were caught")
         checks.append((f"suites/{srow['suite']}'s mmrace lines through run-suite, switch {srow['arm'].upper()}: {what}",
                        srow["held"]))
     checks += [
@@ -349,7 +366,11 @@ def print_table(rows, suites):
             print(f"time to the first lost write, arm {arm}, {speed['runs']} runs that lost one: median"
                   f" {speed['median_ms']:.1f} ms (min {speed['min_ms']:.1f}, max {speed['max_ms']:.1f})")
     for srow in suites:
-        runs = ", ".join(f"{x['variant']} {x['status']} lost {x['lost']}" for x in srow["runs"]) or "no results"
+        runs = ", ".join(f"{x['variant']} {x['status']} lost {x['lost']}"
+                         + (f" (kernel: {x['kernel_skipped']} flushes skipped in the run,"
+                            f" {x['kernel_in_window']} during the migrator's calls)"
+                            if x["lost"] and not x["injected"] else "")
+                         for x in srow["runs"]) or "no results"
         print(f"suite {srow['suite']} switch {srow['arm']}: exit {srow['exit']}: {runs}")
 
 
