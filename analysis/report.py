@@ -350,6 +350,26 @@ def metadata_table(docs, labels):
             "<th>governor</th></tr>" + "\n".join(rows) + "</table>")
 
 
+def not_ok_reasons(runs, most=4):
+    """The runs that did not give a figure (skipped, inconclusive,
+    invalid...), by status and reason, most frequent first: a headline of
+    "40 skipped" must say why."""
+    why = {}
+    for r in runs:
+        if r["status"] in ("ok", "witnessed"):
+            continue
+        text = r.get("reason") or "no reason recorded"
+        key = (r["status"], text)
+        why[key] = why.get(key, 0) + 1
+    out = []
+    for status in sorted({k[0] for k in why}):
+        rows = sorted(((n, t) for (s, t), n in why.items() if s == status), reverse=True)
+        more = sum(n for n, _ in rows[most:])
+        out.append(f"{status}: " + "; ".join(f"{t} ({n})" for n, t in rows[:most])
+                   + (f"; {more} more for other reasons" if more else ""))
+    return out
+
+
 def build(docs, base_docs=None):
     labels = R.host_labels(docs + (base_docs or []))
     runs = R.tag_runs(docs)
@@ -362,9 +382,11 @@ def build(docs, base_docs=None):
     hosts = sorted({R.host_id(d) for d in docs}, key=lambda h: labels[h])
     md = [f"# mmtorture report\n\n{len(docs)} results files, {len(runs)} runs ({summary}) from "
           f"{len(hosts)} host{'s' * (len(hosts) != 1)}: {', '.join(labels[h] for h in hosts)}.\n"]
+    md += [f"- {w}.\n" for w in not_ok_reasons(runs)]
     body = [f"<h1>mmtorture report</h1><p>{len(docs)} results files, {len(runs)} runs: {esc(summary)}. "
             f"{len(hosts)} host{'s' * (len(hosts) != 1)}: {esc(', '.join(labels[h] for h in hosts))}"
             f"{' (never pooled: one section each)' if len(hosts) > 1 else ''}.</p>",
+            "".join(f'<p class="note">{esc(w)}.</p>' for w in not_ok_reasons(runs)),
             '<p class="legend">' + " ".join(f'<span style="color:{c}">&#9632; {esc(n)}</span>'
                                             for n, c in COLOURS.items()) + "</p>"]
     if base_docs:

@@ -751,4 +751,23 @@ else
 	skip "nightly runs need 2 CPUs"
 fi
 
+# The headline says why runs gave no figure: "40 skipped" alone sent a
+# reader of a guest's night looking (#30).  Two runs made skipped with
+# reasons of their own, one inconclusive.
+"$MMT_BIN" msgpass --variant mb,release-acquire,c11-release-acquire --duration 20ms --events none \
+	--output "$scratch/why.json" >/dev/null 2>&1
+python3 - "$scratch/why.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r, (st, why) in zip(d["runs"], [("skipped", "needs 9 nodes"), ("skipped", "needs 9 nodes"),
+                                    ("inconclusive", "nothing raced")]):
+    r["status"], r["reason"] = st, why
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$S/report" "$scratch/why.json" -o "$scratch/why.html" >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -q '^- inconclusive: nothing raced (1)\.$' "$scratch/why.md" &&
+	grep -q '^- skipped: needs 9 nodes (2)\.$' "$scratch/why.md" && grep -q 'skipped: needs 9 nodes (2)' "$scratch/why.html"
+ok $? "the report's headline says why runs gave no figure, by status and reason with counts (exit $rc: $(grep '^- ' "$scratch/why.md" | tr '\n' ' '))"
+
 done_testing
