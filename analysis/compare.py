@@ -127,6 +127,9 @@ def compare(base_docs, new_docs, alpha, min_delta, out=sys.stdout):
         print(f"base: {', '.join(bl) or '(no --label)'}; new: {', '.join(nl) or '(no --label)'}", file=out)
     base, new = group(base_docs), group(new_docs)
     keys = sorted(set(base) & set(new))
+    if keys:
+        print(f"[CI]: distribution-free intervals of {(1 - alpha) * 100:.0f}% coverage; a cell from too few runs"
+              " for that prints its own, lower coverage beside it", file=out)
     bh, nh = {k[0] for k in base}, {k[0] for k in new}
     if not keys:
         if bh and nh and not bh & nh:
@@ -158,7 +161,7 @@ def compare(base_docs, new_docs, alpha, min_delta, out=sys.stdout):
         power = "" if not comparable or S.min_p(len(b), len(n)) <= alpha else \
             f"  UNDERPOWERED: {len(b)} v {len(n)} repeats give p >= {S.min_p(len(b), len(n)):.3f}"
         print(f"\n{R.key_text(k, labels)}   base n={len(b)}, new n={len(n)}{note}{power}", file=out)
-        print(f"  {'metric':<22} {'unit':<9} {'base median [95%]':>26} {'new median [95%]':>26} {'change [95%]':>22} "
+        print(f"  {'metric':<22} {'unit':<9} {'base median [CI]':>26} {'new median [CI]':>26} {'change [CI]':>22} "
               f"{'p':>6} {'detects':>8}", file=out)
         names = sorted(set().union(*(R.metrics(r).keys() for r in b)) & set().union(*(R.metrics(r).keys() for r in n)))
         counters = set().union(*(R.counter_metrics(r).keys() for r in b + n))
@@ -255,9 +258,9 @@ def variants_report(docs, alpha, asked_metric, out=sys.stdout):
         by_var = {}
         for r in runs:
             by_var.setdefault(r["variant"], []).append(r)
-        print(f"\n{g[1]} {g[2]} ({g[3]} thread{'s' * (g[3] != 1)}) on {labels[g[0]]}: {metric} ({unit}), median [95% interval], n",
+        print(f"\n{g[1]} {g[2]} ({g[3]} thread{'s' * (g[3] != 1)}) on {labels[g[0]]}: {metric} ({unit}), median [CI], n",
               file=out)
-        print(f"  {'variant':<28} {'family':<12} {'n':>3} {'median [95%]':>30} {'ops/s median':>14}", file=out)
+        print(f"  {'variant':<28} {'family':<12} {'n':>3} {'median [CI]':>30} {'ops/s median':>14}", file=out)
         vals = {}
         for v in sorted(by_var, key=lambda v: (P.FAMILIES.index(P.family(g[1], v)) if P.family(g[1], v) in P.FAMILIES
                                                else 9, v)):

@@ -93,4 +93,22 @@ rc=$?
 { [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && grep -q "base n=300, new n=300" "$scratch/out" && ! grep -q Traceback "$scratch/out"
 ok $? "compare on 300 repeats a side: a verdict, exit $rc (was a RecursionError)"
 
+# The header says what the intervals are; a side of 5 runs, which no
+# pair of order statistics covers at 95%, prints its own coverage (#30:
+# "[95%]" stood over 94% intervals).
+"$py" - "$scratch/base.json" "$scratch/new.json" "$scratch" <<'PY'
+import json, sys
+for i, side in enumerate(("b5", "n5")):
+    d = json.load(open(sys.argv[1 + i]))
+    d["runs"] = d["runs"][:5]
+    d["summary"]["runs"] = d["summary"]["ok"] = 5
+    json.dump(d, open(f"{sys.argv[3]}/{side}.json", "w"))
+PY
+"$py" "$S/compare" "$scratch/b5.json" -- "$scratch/n5.json" >"$scratch/out5" 2>&1
+rc=$?
+{ [ "$rc" -eq 0 ] || [ "$rc" -eq 1 ]; } && grep -q '^\[CI\]: distribution-free intervals of 95% coverage' "$scratch/out5" &&
+	grep -q 'base median \[CI\]' "$scratch/out5" && ! grep -q '\[95%\]' "$scratch/out5" &&
+	grep -E -q '\] 94%' "$scratch/out5"
+ok $? "compare: the header names the intervals' coverage, a 5-run cell prints its own (94%) (exit $rc)"
+
 done_testing
