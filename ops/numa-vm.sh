@@ -177,8 +177,13 @@ qpid=
 # guest too: qemu runs in the background and the shell waits in "wait",
 # which a trapped signal interrupts; the guest goes with the script.
 trap 'rm -rf "$work"' EXIT
-trap '[ -z "$qpid" ] || kill "$qpid" 2>/dev/null; echo "numa-vm: interrupted (SIGINT)" >&2; exit 130' INT
-trap '[ -z "$qpid" ] || kill "$qpid" 2>/dev/null; echo "numa-vm: interrupted (SIGTERM)" >&2; exit 143' TERM
+watcher=
+# The console watcher (below) goes too: left alone it polled for the rest
+# of --timeout after an interrupt.
+trap '[ -z "$qpid" ] || kill "$qpid" 2>/dev/null; [ -z "$watcher" ] || kill "$watcher" 2>/dev/null
+	echo "numa-vm: interrupted (SIGINT)" >&2; exit 130' INT
+trap '[ -z "$qpid" ] || kill "$qpid" 2>/dev/null; [ -z "$watcher" ] || kill "$watcher" 2>/dev/null
+	echo "numa-vm: interrupted (SIGTERM)" >&2; exit 143' TERM
 root="$work/root"
 vm_root "$root"
 [ -z "$script" ] || cp "$script" "$root/script.sh"
@@ -243,12 +248,23 @@ while [ $i -lt "$nodes" ]; do
 	fi
 	i=$((i + 1))
 done
+# MMT_VM_LOCK=FILE: one guest at a time among the numa-vms that name the
+# same file (make check's tests boot in parallel: a 4-vCPU guest and a
+# 2-vCPU one on a 2-CPU host livelocked TCG, a guest silent for 400 s).
+if [ -n "${MMT_VM_LOCK:-}" ]; then
+	exec 8>>"$MMT_VM_LOCK"
+	if ! flock -n 8; then
+		stage "waiting for another guest to stop (MMT_VM_LOCK $MMT_VM_LOCK)"
+		flock -w 1200 8 || { echo "numa-vm: waited 1200 s for another guest (MMT_VM_LOCK $MMT_VM_LOCK)" >&2; exit 3; }
+	fi
+fi
 log="$work/console.log"
 : >"$log"
 stage "booting $(basename "$kernel") under $qemu ($nodes node(s), $cpus CPUs, $accel; at most ${timeout}s)"
 # Says when the guest starts the command: the console is read from outside
 # while qemu runs.
 (
+	exec 8>&-	# not the guest lock: this is no guest
 	waited=0
 	while [ "$waited" -lt "$timeout" ]; do
 		if grep -q '@@MMT-BEGIN@@' "$log" 2>/dev/null; then

@@ -125,7 +125,7 @@ PY
 # booted once more; both attempts failing fails the test.
 for attempt in 1 2; do
 	rm -f "$MMT_RESULTS_DIR"/*.json
-	timeout -k 10 300 "$vm" --arch aarch64 --nodes 2 --cpus 2 --timeout 240 -- \
+	timeout -k 10 1500 "$vm" --arch aarch64 --nodes 2 --cpus 2 --timeout 240 -- \
 		./run-scenario msgpass --variant mb --placement cross-node --duration 300ms --events "$events" \
 		>"$scratch/out" 2>"$scratch/err"
 	rc=$?
@@ -166,7 +166,7 @@ if [ "${MMT_SLOW_TESTS:-0}" != 1 ]; then
 fi
 rm -f "$MMT_RESULTS_DIR"/*.json
 shift=6
-timeout -k 10 600 "$vm" --arch aarch64 --nodes 1 --cpus 2 --timeout 560 --qemu-opts "-icount shift=$shift" -- \
+timeout -k 10 1800 "$vm" --arch aarch64 --nodes 1 --cpus 2 --timeout 560 --qemu-opts "-icount shift=$shift" -- \
 	./run-scenario msgpass --variant mb,mb-fence --duration 50ms \
 	--events cycles,instructions,task-clock,armv8_pmuv3::inst_retired >"$scratch/out" 2>"$scratch/err"
 rc=$?

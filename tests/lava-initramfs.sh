@@ -54,6 +54,12 @@ ok $? "an ext2 overlay disk with UUID $uuid"
 # blocks, and the commands go in only once the prompt is seen.
 mkfifo "$scratch/console"
 exec 3<>"$scratch/console"
+# One guest at a time in make check (MMT_VM_LOCK, as numa-vm takes it):
+# guests booted side by side on a 2-CPU host livelock TCG.
+if [ -n "${MMT_VM_LOCK:-}" ]; then
+	exec 7>>"$MMT_VM_LOCK"
+	flock -w 1200 7 || echo "# waited 1200 s for another test's guest (MMT_VM_LOCK); booting anyway"
+fi
 timeout -k 5 240 qemu-system-x86_64 -m 1024 -smp 2 -accel tcg,thread=multi -cpu max \
 	-object memory-backend-ram,id=m0,size=512M -numa node,nodeid=0,cpus=0,memdev=m0 \
 	-object memory-backend-ram,id=m1,size=512M -numa node,nodeid=1,cpus=1,memdev=m1 \
@@ -75,7 +81,7 @@ printf 'mkdir /lava-1; mount /dev/disk/by-uuid/%s -t ext2 /lava-1; ls -la /lava-
 	"$uuid" >&3
 wait $qemu
 qrc=$?
-exec 3>&-
+exec 3>&- 7>&-
 tr -d '\r' <"$scratch/log" >"$scratch/log.txt"
 grep -q '^@@RUNNER@@$' "$scratch/log.txt"
 ok $? "the overlay mounted by UUID and its lava-test-runner ran (qemu rc $qrc: $(grep -a -m1 'mount:' "$scratch/log.txt"))"

@@ -38,9 +38,18 @@ exit 7
 GUEST
 boot1="$scratch/boot1"
 mkdir -p "$boot1"
-MMT_RESULTS_DIR=$boot1 timeout 400 "$vm" --nodes 2 --append mmt.test=1 --log "$scratch/console.log" \
-	--script "$scratch/guest.sh" >"$scratch/all.out" 2>"$scratch/err"
+# The guest's own bound (--timeout) ends a stuck guest first, with its
+# console and what the commands printed; the outer one also covers a
+# static build on a loaded machine and the wait for another test's guest
+# (MMT_VM_LOCK, tests/Makefile.inc: one guest at a time).
+MMT_RESULTS_DIR=$boot1 timeout -k 10 1500 "$vm" --nodes 2 --timeout 300 --append mmt.test=1 \
+	--log "$scratch/console.log" --script "$scratch/guest.sh" >"$scratch/all.out" 2>"$scratch/err"
 vmrc=$?
+if [ "$vmrc" -ne 7 ]; then
+	echo "# the shared boot exited $vmrc; its output, then the end of its console:"
+	sed 's/^/#   /' "$scratch/all.out" "$scratch/err"
+	tail -n 40 "$scratch/console.log" 2>/dev/null | tr -d '\r' | sed 's/^/#   /'
+fi
 # The guest's output of one command: between its two @@ lines.
 guest_out() { sed -n "/^@@ $1\$/,/^@@ $1 rc /p" "$scratch/all.out"; }
 guest_rc() { sed -n "s/^@@ $1 rc \([0-9]*\)$/\1/p" "$scratch/all.out"; }
@@ -86,7 +95,7 @@ fi
 rm -f "$MMT_RESULTS_DIR"/*.json
 # Two vCPUs over 4 nodes (two memory-only): more vCPUs than host CPUs can
 # livelock TCG, and the topology is what is checked.
-timeout 300 "$vm" --nodes 4 --cpus 2 -- ./run-scenario msgpass --variant mb --placement cross-node \
+timeout -k 10 1500 "$vm" --nodes 4 --cpus 2 --timeout 300 -- ./run-scenario msgpass --variant mb --placement cross-node \
 	--iterations 500 --events none >"$scratch/out" 2>"$scratch/err"
 rc=$?
 f=$(ls "$MMT_RESULTS_DIR"/msgpass-*.json 2>/dev/null | head -n 1)
@@ -129,11 +138,22 @@ ok $? "--append with a quote: exit 2"
 
 # The aarch64 guest is checked in tests/counters-arm64.sh's boot.
 
-timeout 120 "$vm" --nodes 2 --timeout 15 -- ./run-scenario msgpass --variant mb --placement spread --duration 60s \
-	>"$scratch/out" 2>"$scratch/err"
+# ... with MMT_VM_LOCK held by someone else first: numa-vm says it waits,
+# and boots once the holder lets go (the --timeout is the guest's alone).
+lock=${MMT_VM_LOCK:-$scratch/guest.lock}
+: >"$scratch/err"
+# the holder lets go once numa-vm says it waits (at most 600 s)
+( exec 9>>"$lock"; flock 9; : >"$scratch/held"; k=0
+  while ! grep -q 'waiting for another guest' "$scratch/err" && [ $k -lt 6000 ]; do sleep 0.1; k=$((k + 1)); done ) &
+n=0
+while [ ! -e "$scratch/held" ] && [ $n -lt 12000 ]; do sleep 0.1; n=$((n + 1)); done
+MMT_VM_LOCK=$lock timeout -k 10 1500 "$vm" --nodes 2 --timeout 15 -- ./run-scenario msgpass --variant mb \
+	--placement spread --duration 60s >"$scratch/out" 2>"$scratch/err"
 rc=$?
 [ "$rc" -eq 3 ] && grep -q 'hung' "$scratch/err"
 ok $? "a guest that does not finish is killed at --timeout and reported (rc $rc)"
+awk '/waiting for another guest to stop/ && !a { a = NR } /booting/ && !b { b = NR } END { exit !(a && a < b) }' "$scratch/err"
+ok $? "MMT_VM_LOCK held elsewhere: numa-vm says it waits, then boots ($(grep -c 'waiting for another guest' "$scratch/err") wait line)"
 
 # SIGTERM to numa-vm alone (what timeout(1) sends) stops the guest too:
 # beside stress-ng --cpu 4 the old foreground qemu kept a "timeout 300"
@@ -145,12 +165,13 @@ ok $? "a guest that does not finish is killed at --timeout and reported (rc $rc)
 pid=$!
 qemu=
 n=0
-while [ -z "$qemu" ] && [ $n -lt 1200 ] && kill -0 $pid 2>/dev/null; do
+while [ -z "$qemu" ] && [ $n -lt 12000 ] && kill -0 $pid 2>/dev/null; do
 	sleep 0.1
 	n=$((n + 1))
 	# numa-vm -> timeout -> qemu
 	for t in $(pgrep -P $pid -x timeout); do qemu=$(pgrep -P "$t" -f qemu-system | head -n 1); done
 done
+kids=$(pgrep -P $pid | tr '\n' ' ')	# its qemu's timeout and its console watcher
 kill -TERM $pid 2>/dev/null
 n=0
 while kill -0 $pid 2>/dev/null && [ $n -lt 300 ]; do
@@ -165,13 +186,14 @@ else
 	rc=$?
 fi
 if [ -z "$qemu" ]; then
-	skip "SIGTERM to numa-vm: no qemu started within 120 s, so the signal met no guest (rc $rc: $(tail -n 1 "$scratch/err"))"
+	skip "SIGTERM to numa-vm: no qemu started within 1200 s (another test's guest held the lock?), so the signal met no guest (rc $rc: $(tail -n 1 "$scratch/err"))"
 else
+	left() { for k in $qemu $kids; do kill -0 "$k" 2>/dev/null && echo "$k"; done; }
 	n=0
-	while kill -0 "$qemu" 2>/dev/null && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
-	[ "$rc" = 143 ] && grep -q 'numa-vm: interrupted (SIGTERM)' "$scratch/err" && ! kill -0 "$qemu" 2>/dev/null
+	while [ -n "$(left)" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
+	[ "$rc" = 143 ] && grep -q 'numa-vm: interrupted (SIGTERM)' "$scratch/err" && [ -z "$(left)" ]
 	st=$?
-	ok $st "SIGTERM to numa-vm: its qemu (pid $qemu) is stopped and it exits 143 within 30 s (rc $rc: $(tail -n 1 "$scratch/err"))"
+	ok $st "SIGTERM to numa-vm: its qemu (pid $qemu) and its other children ($kids) are gone and it exits 143 within 30 s (rc $rc: $(tail -n 1 "$scratch/err"); left: $(left))"
 	# What numa-vm said, all of it, where the verdict alone would not tell why.
 	[ $st -eq 0 ] || sed 's/^/# /' "$scratch/err"
 fi
