@@ -268,6 +268,15 @@ static inline memory_order lk_c11_order(int o)
 			LK_K_MB_AROUND_ATOMIC();                               \
 	} while (0)
 
+/* smp_mb__after_unlock_lock(): the LKMM makes an unlock followed by a lock
+ * a full barrier with it; a full fence is that and more, in every set.
+ * Weakened with the locks (LK_WEAK_LOCK): nothing. */
+#ifdef LK_WEAK_LOCK
+#define LK_MB_AFTER_UNLOCK_LOCK(P) barrier()
+#else
+#define LK_MB_AFTER_UNLOCK_LOCK(P) LK_MB(P)
+#endif
+
 /* ---- RCU --------------------------------------------------------------------------
  * urcu: the memb flavour (the threads of an RCU test register with it).
  * kernel and c11: a minimal RCU of the engine's own, urcu-mb's algorithm:
@@ -359,6 +368,13 @@ struct lk_rcu_reader {
 			LK_FULL_FENCE(P);                                      \
 	} while (0)
 #define LK_SRCU_COUNT(s, t) ((uint64_t *)(s) + 1 + (t))
+/* smp_mb__after_srcu_read_unlock(): srcu_read_unlock() and it are a full
+ * barrier in the LKMM; a full fence, weakened with SRCU (nothing). */
+#ifdef LK_WEAK_SRCU
+#define LK_MB_AFTER_SRCU_READ_UNLOCK(P) barrier()
+#else
+#define LK_MB_AFTER_SRCU_READ_UNLOCK(P) LK_MB(P)
+#endif
 #ifdef LK_WEAK_SRCU
 #define LK_SRCU_READ_LOCK(P, s) ({ (void)(s); barrier(); (uint64_t)0; })
 #define LK_SRCU_READ_UNLOCK(P, s, idx) do { (void)(s); (void)(idx); barrier(); } while (0)

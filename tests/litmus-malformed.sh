@@ -121,6 +121,15 @@ variants = [
     ("threads-reordered", "A", SY[:SY.index(b"P1(")] + SY[SY.index(b"P0("):SY.index(b"\nlocations [")]
                                 + SY[SY.index(b"P1("):SY.index(b"P0(")] + SY[SY.index(b"\nlocations ["):]),
     ("pointer-init", "A", AV.replace(b"{}\n", b"{\n\tint *p = &v; int q = 2, *s = &q;\n}\n", 1)),
+    # herd7's [x] for a location in the initial state
+    ("bracket-location-init", "A", AV.replace(b"{}\n", b"{\n\t[v] = 0;\n}\n", 1)),
+    # types with no location here: refused naming the type and why
+    ("int128-location", "E", AV.replace(b"{}\n", b"{\n\t__int128 q;\n}\n", 1)),
+    ("c11-atomic-parameter", "E", AV.replace(b"P0(atomic_t *v)", b"P0(atomic_int *v)", 1)),
+    # herd7's (* *) comments in the initial state (the kernel's own tests
+    # label lines there: (* \lnlbl[init:y] *))
+    ("comment-in-initial-state", "A", AV.replace(b"{}\n", b"{\n\tint q = 2;\t(* \\lnlbl[init:q] *)\n"
+                                                  b"\t(* Initially idle. *)\n}\n", 1)),
     ("decl-with-call", "A", AV.replace(b"\tr7 = atomic_read(v);\n", b"\tint r8 = atomic_read(v);\n\tr7 = r8;\n")),
     ("exists-semicolon", "A", IL.replace(b"exists (0:r0=0 \\/ 0:r1=1)", b"exists (0:r0=0 \\/ 0:r1=1);")),
     # herd7's implication, either spelling: r0=1 => r1=1 is r0=0 \/ r1=1 here
@@ -140,7 +149,7 @@ variants = [
 clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLocked", "crlf": "Atomic-values",
          "crlf-syntax": "Syntax", "name-with-quote": "Atomic-values", "name-with-backslash": "IsLocked",
          "name-with-star-paren": "IsLocked", "name-with-slash-star": "IsLocked", "latin1-in-comment": "Atomic-values", "ten-registers": "Regs",
-         "threads-reordered": "Syntax", "pointer-init": "Atomic-values", "decl-with-call": "Atomic-values",
+         "threads-reordered": "Syntax", "pointer-init": "Atomic-values", "comment-in-initial-state": "Atomic-values", "bracket-location-init": "Atomic-values", "decl-with-call": "Atomic-values",
          "no-comments-one-line": "IsLocked", "diy7-info-lines": "IsLocked", "undeclared-registers": "IsLocked",
          "ten-keys": "Keys10", "implication": "IsLocked", "implication-arrow": "IsLocked",
          "key-equals-key": "IsLocked", "exists-semicolon": "IsLocked", "condition-only-location": "IsLocked",
@@ -222,5 +231,14 @@ rm "$scratch"/many/SB-2[5-9]?.litmus
 "$py" "$gen" -o "$scratch/many.h" "$scratch/many" 2>"$scratch/many.err" &&
 	[ "$(grep -c '^	LK_T[0-9]*_DESC' "$scratch/many.h")" -eq 250 ] && grep -q 'lk_variant_test\[\] = {.* 249, 249 };' "$scratch/many.h"
 ok $? "250 tests: every one its own index, none wrapped"
+
+# A type with no location here is refused by name and reason, not as a
+# stray token.
+"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/int128-location.litmus" 2>"$scratch/one.err"
+grep -q ":[0-9]*:[0-9]*: type '__int128' is not supported: 128-bit locations" "$scratch/one.err"
+ok $? "__int128: the refusal names the type and the 64-bit limit ($(cat "$scratch/one.err"))"
+"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/c11-atomic-parameter.litmus" 2>"$scratch/one.err"
+grep -q "type 'atomic_int' is not supported: C11 atomics" "$scratch/one.err"
+ok $? "atomic_int: the refusal says it is herd7's C11 model ($(cat "$scratch/one.err"))"
 
 done_testing

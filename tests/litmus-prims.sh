@@ -43,14 +43,14 @@ weak() {
 	done
 }
 
-weak LK_WEAK_RMW kernel SB+xchgs SB+cmpxchgs SB+after-atomic LU+atomic-inc LU+dec-and-test
-weak LK_WEAK_LOCK "kernel urcu c11" LU+locks SB+locks SB+trylocks IsLocked
+weak LK_WEAK_RMW kernel SB+xchgs SB+cmpxchgs SB+after-atomic LU+atomic-inc LU+dec-and-test LU+sub-and-test LU+inc-and-test
+weak LK_WEAK_LOCK "kernel urcu c11" LU+locks SB+locks SB+trylocks IsLocked SB+unlock-lock-after
 # smp_mb__after_spinlock() is a no-op only in the kernel set on x86, where
 # the lock's xchg is the barrier (urcu and c11 bind it to a full fence).
 if [ "$(uname -m)" = x86_64 ]; then
 	weak LK_WEAK_LOCK kernel SB+after-spinlock
 fi
 weak LK_WEAK_RCU "kernel urcu c11" RCU+sync+SB
-weak LK_WEAK_SRCU "kernel urcu c11" SRCU+sync+SB SRCU-down-up+sync+SB
+weak LK_WEAK_SRCU "kernel urcu c11" SRCU+sync+SB SRCU-down-up+sync+SB SB+after-srcu-read-unlock
 
 done_testing

@@ -3,10 +3,10 @@
 
 The language has two comment syntaxes: OCaml's (* ... *) outside thread
 bodies (herd7's sections) and C's // and /* */ inside them.  "(*" is also
-C ("r0 = (*x)"), so it opens a comment only at brace depth 0, where no C
-expression can start.  Everything but comments must be ASCII: names end up
-in C strings and in JSON, and a stray Latin-1 byte there is a confusing
-failure much later.  CR is white space, so CRLF files read as LF ones.
+C ("r0 = (*x)"), so it opens a comment only at brace depth 0 and in the
+initial state's block, where no C expression can start.  Everything but
+comments must be ASCII: names end up in C strings and in JSON, and a stray
+Latin-1 byte there is a confusing failure much later.  CR is white space, so CRLF files read as LF ones.
 """
 
 import re
@@ -78,7 +78,9 @@ def lex(path, data):
         raise LitmusError(path, line, col, "first line must be 'C NAME': the name is missing")
     adv(eol - pos)
 
-    tokens, comments, depth = [], [], 0
+    # blocks: "{" opened at depth 0 so far; the first is the initial
+    # state, where herd7 reads "(* ... *)" too (no C expression there).
+    tokens, comments, depth, blocks = [], [], 0, 0
     while pos < n:
         ch = text[pos]
         if ch in " \t\r\n\f\v":
@@ -91,7 +93,7 @@ def lex(path, data):
                 adv(m.end() - pos)
                 continue
         two = text[pos:pos + 2]
-        if two == "(*" and depth == 0:
+        if two == "(*" and (depth == 0 or (depth == 1 and blocks == 1)):
             end = text.find("*)", pos + 2)
             if end < 0:
                 raise LitmusError(path, line, col, "comment '(*' is never closed with '*)'")
@@ -144,6 +146,7 @@ def lex(path, data):
         for p in PUNCT:
             if text.startswith(p, pos):
                 if p == "{":
+                    blocks += depth == 0
                     depth += 1
                 elif p == "}":
                     depth -= 1

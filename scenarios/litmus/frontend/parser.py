@@ -19,6 +19,19 @@ from . import ir
 from .diag import LitmusError
 from .prims import PRIMS, KNOWN_UNSUPPORTED
 
+# Types herd7 reads that this engine has no location for, and why.
+UNSUPPORTED_TYPES = {
+    "__int128_t": "128-bit locations: the engine's locations are 64-bit words",
+    "__int128": "128-bit locations: the engine's locations are 64-bit words",
+    "_Atomic": "C11 atomics (_Atomic) are herd7's C11 model: this engine reads the kernel's C dialect "
+               "(atomic_t and the LKMM primitives)",
+    "__uint128_t": "128-bit locations: the engine's locations are 64-bit words",
+    "int128_t": "128-bit locations: the engine's locations are 64-bit words",
+    "uint128_t": "128-bit locations: the engine's locations are 64-bit words",
+}
+for _c11 in ("atomic_int", "atomic_uint", "atomic_long", "atomic_bool", "atomic_intptr_t", "atomic_llong"):
+    UNSUPPORTED_TYPES[_c11] = ("C11 atomics (%s) are herd7's C11 model: this engine reads the kernel's "
+                               "C dialect (atomic_t and the LKMM primitives)" % _c11)
 TYPE_WORDS = {"int", "intptr_t", "uintptr_t", "long", "unsigned", "signed", "char", "short", "bool",
               "_Bool", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "volatile", "const",
               "atomic_t", "atomic_long_t", "spinlock_t", "void"}
@@ -222,7 +235,12 @@ class Parser:
             self.expect("=", "(a register's initial value)")
             self.reg_inits.append((tid, tok, self.init_value()))
             return
+        bracket = self.at("[")	# herd7's "[x] = 0": the location x
+        if bracket:
+            self.next()
         tok = self.ident("a location name")
+        if bracket:
+            self.expect("]", "after the location name in '[x]'")
         self.add_loc(tok, tok.text)
         if self.at("="):
             self.next()
@@ -245,6 +263,9 @@ class Parser:
         return self.number()
 
     def skip_type(self):
+        tok = self.peek()
+        if tok.kind == "ident" and tok.text in UNSUPPORTED_TYPES:
+            self.err(tok, "type '%s' is not supported: %s" % (tok.text, UNSUPPORTED_TYPES[tok.text]))
         seen = False
         while self.peek().kind == "ident" and self.peek().text in TYPE_WORDS | {"struct"}:
             if self.next().text == "struct":

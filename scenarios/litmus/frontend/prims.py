@@ -56,6 +56,8 @@ def _table():
     add("smp_mb__before_atomic", "", False, "LK_MB_BEFORE_ATOMIC(P)")
     add("smp_mb__after_atomic", "", False, "LK_MB_AFTER_ATOMIC(P)")
     add("smp_mb__after_spinlock", "", False, "LK_MB_AFTER_SPINLOCK(P)")
+    add("smp_mb__after_unlock_lock", "", False, "LK_MB_AFTER_UNLOCK_LOCK(P)")
+    add("smp_mb__after_srcu_read_unlock", "", False, "LK_MB_AFTER_SRCU_READ_UNLOCK(P)")
     add("spin_lock", "p", False, "LK_SPIN_LOCK(P, {0})")
     add("spin_unlock", "p", False, "LK_SPIN_UNLOCK(P, {0})")
     add("spin_trylock", "p", True, "LK_SPIN_TRYLOCK(P, {0})")
@@ -93,6 +95,8 @@ def _table():
             add("atomic_fetch_%s%s" % (op, sfx), args, True, "LK_RMW_ADD(P, %s, %s, %s)" % (o, ptr, delta))
     # the fully ordered decrement, then whether it reached 0
     add("atomic_dec_and_test", "p", True, "(LK_RMW_ADD(P, LK_O_FULL, {0}, -1) == 1)")
+    add("atomic_inc_and_test", "p", True, "(LK_RMW_ADD(P, LK_O_FULL, {0}, 1) == (uint64_t)-1)")
+    add("atomic_sub_and_test", "vp", True, "(LK_RMW_ADD(P, LK_O_FULL, {1}, -({0})) == (uint64_t)({0}))")
     for sfx, o in orders.items():
         for pre in ("", "atomic_"):
             add("%sxchg%s" % (pre, sfx), "pv", True, "LK_RMW_XCHG(P, %s, {0}, {1})" % o)
@@ -104,8 +108,6 @@ PRIMS = _table()
 
 # Named so that a test using them is rejected with a reason, not "unknown".
 KNOWN_UNSUPPORTED = {
-    "smp_mb__after_srcu_read_unlock": "not bound yet (a full fence would do; it has no test of its own here)",
-    "smp_mb__after_unlock_lock": "not bound yet (a full fence would do; it has no test of its own here)",
     "call_rcu": "call_rcu needs a callback, which a litmus thread cannot express here",
     "spin_lock_irqsave": "interrupt-disabling locks have no user-space meaning",
 }
