@@ -207,9 +207,10 @@ def host_section(label, runs, md):
         parts.append(svg.dot_plot(f"{title}: {name}", unit, plot_rows(by_var, get)))
         table, rmd = ratio_table(sc, by_var, get, name)
         parts.append(table)
-        md.append(f"#### {label}: {title} ({unit})\n\n| variant | n | median [95%] |\n|---|---|---|")
+        md.append(f"#### {label}: {title} ({unit})\n\n| variant | n | median [interval, 95% unless printed] |\n|---|---|---|")
         for v, _c, vals, (med, lo, hi, cover) in plot_rows(by_var, get):
-            md.append(f"| {v} | {len(vals)} | {svg.fmt(med)} [{svg.fmt(lo)}, {svg.fmt(hi)}] |")
+            tag = "" if cover >= 0.95 else f" {cover * 100:.0f}%"
+            md.append(f"| {v} | {len(vals)} | {svg.fmt(med)} [{svg.fmt(lo)}, {svg.fmt(hi)}]{tag} |")
         if rmd:
             md.append("\n| ratio | " + " | ".join(P.FAMILIES) + " |\n|---" + "|---" * len(P.FAMILIES) + "|")
             md += rmd

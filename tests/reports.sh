@@ -770,4 +770,12 @@ rc=$?
 	grep -q '^- skipped: needs 9 nodes (2)\.$' "$scratch/why.md" && grep -q 'skipped: needs 9 nodes (2)' "$scratch/why.html"
 ok $? "the report's headline says why runs gave no figure, by status and reason with counts (exit $rc: $(grep '^- ' "$scratch/why.md" | tr '\n' ' '))"
 
+# Three repeats give no 95% interval: the Markdown cell prints the
+# coverage it has, under a header that does not claim 95% (#30).
+"$MMT_BIN" msgpass --variant mb --repeat 3 --duration 20ms --events none --output "$scratch/three.json" >/dev/null 2>&1
+"$S/report" "$scratch/three.json" -o "$scratch/three.html" >/dev/null 2>&1
+rc=$?
+[ "$rc" -eq 0 ] && grep -Eq '^\| mb \| 3 \| .*\] [0-9]+% \|$' "$scratch/three.md" && ! grep -q '\[95%\]' "$scratch/three.md"
+ok $? "report: a 3-run cell prints its own coverage, no header claims 95% (exit $rc: $(grep '^| mb' "$scratch/three.md" | head -n 1))"
+
 done_testing

@@ -8,6 +8,9 @@ import html
 import math
 import time
 
+# A cell from too few runs prints its own, lower coverage beside it.
+DEFAULT_NOTE = "dots: runs; bar: median; line: interval (95%, or the coverage printed)"
+
 W_LABEL, W_PLOT, W_NOTE = 250, 480, 210
 ROW, TOP, BOTTOM = 20, 34, 44
 
@@ -97,7 +100,7 @@ def dot_plot(title, unit, rows, note=""):
     top = ticks[-1] or 1
     if clipped:
         far = max(max(r[2]) for r in rows)
-        note = (note or "dots: runs; bar: median; line: 95% interval") + (
+        note = (note or DEFAULT_NOTE) + (
             f"; {clipped} run{'s' * (clipped != 1)} past the axis (up to {fmt(far)} {unit}), drawn at its edge")
     lo_t = min(0.0, lo_all)
     scale = lambda v: (v - lo_t) / (top - lo_t) * W_PLOT  # noqa: E731
@@ -107,7 +110,7 @@ def dot_plot(title, unit, rows, note=""):
            f'font-family="sans-serif" font-size="11" role="img" aria-label="{esc(title)}">',
            f'<title>{esc(title)}</title>',
            f'<text class="plot-title" x="4" y="14" font-weight="bold">{esc(title)}</text>',
-           f'<text x="4" y="27" fill="#555">{esc(note or "dots: runs; bar: median; line: 95% interval")}</text>']
+           f'<text x="4" y="27" fill="#555">{esc(note or DEFAULT_NOTE)}</text>']
     y_axis = TOP + ROW * len(rows) + 4
     out += _axis(W_LABEL, y_axis, W_PLOT, [t for t in ticks], scale, unit, h)
     out.append(f'<line class="axis y" x1="{W_LABEL + scale(0):.1f}" y1="{TOP - 6}" x2="{W_LABEL + scale(0):.1f}" '
