@@ -91,6 +91,28 @@ ok $? "scripts/mutant-proof: --need above --runs is exit 2"
 out=$("$MMT_SRCDIR/scripts/mutant-proof" --mutant no_such_row 2>&1)
 [ $? -eq 2 ] && printf '%s' "$out" | grep -q "no such row in kernel/mutants.tsv"
 ok $? "scripts/mutant-proof --mutant: a row the table lacks is exit 2"
+# The suite line's control with the switch ON (the compactor and NUMA
+# balancing beside it, the bug's other protector): a loss counts only with
+# flushes the kernel skipped in that run; OFF, none at all.
+"$MMT_PYTHON3" - "$MMT_SRCDIR" <<'PY'
+import importlib.util, sys
+sys.path.insert(0, sys.argv[1] + "/analysis/lib")
+spec = importlib.util.spec_from_file_location("mp", sys.argv[1] + "/ops/mutant-proof.py")
+mp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mp)
+mut = {"name": "sw", "finding": "lost_write", "hunter": ["mmrace", "race"], "control": ["mmrace", "migrate-after-walk"]}
+def run(v, lost, skipped, injected=False):
+    return {"variant": v, "injected": injected, "status": "witnessed" if lost and not injected else "ok",
+            "witnesses": {"histogram": {"lost_write": lost}},
+            "metrics": {"kernel_window_during_migrations": 2, "mutant": {"switches": {"sw": {"hits": skipped}}}}}
+def held(arm, rc, race, ctl):
+    return mp.suite_row("smoke", arm, rc, [{"runs": [race, ctl, run("broken-stale-mapping", 12800, 0, True)]}], mut)["held"]
+assert held("on", 1, run("race", 736, 156), run("migrate-after-walk", 64, 375))
+assert not held("on", 1, run("race", 736, 156), run("migrate-after-walk", 64, 0))
+assert not held("off", 0, run("race", 0, 0), run("migrate-after-walk", 64, 375))
+assert held("off", 0, run("race", 0, 0), run("migrate-after-walk", 0, 0))
+PY
+ok $? "mutant-proof, a suite line's control: a loss with the switch ON only where the kernel skipped flushes in the run; OFF, none"
 
 image=$("$MMT_SRCDIR/scripts/mutant-kernel" --cached 2>"$scratch/why")
 if [ -z "$image" ]; then
