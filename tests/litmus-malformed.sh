@@ -102,6 +102,9 @@ variants = [
     ("malformed-number", "E", SB.replace(b"0:r0=0", b"0:r0=0x1g")),
     ("register-init-no-thread", "E", SB.replace(b"{}\n", b"{ 5:r0=1; }\n", 1)),
     ("lock-not-released", "E", IL.replace(b"\tspin_unlock(s);\n", b"")),
+    # the same lock taken again while held (lkmm-tutorial's "deadlock"): a
+    # run would hang in those executions
+    ("lock-taken-twice", "E", IL.replace(b"\tspin_lock(s);\n", b"\tspin_lock(s);\n\tspin_lock(s);\n\tspin_unlock(s);\n", 1)),
     ("loop", "E", SB.replace(b"WRITE_ONCE(*x, 1);", b"while (1) WRITE_ONCE(*x, 1);", 1)),
     ("address-value-reserved", "E", SB.replace(b"0:r0=0", b"0:r0=-1000")),
     # an assembly test is refused naming its architecture, not as a bad header

@@ -476,6 +476,11 @@ class Parser:
         if name in ("spin_lock", "spin_trylock", "spin_unlock"):
             key = render_key(args[0])
             n, _ = self.locks.get(key, (0, tok))
+            if name == "spin_lock" and n > 0:
+                # herd7 drops the executions that deadlock; a run takes
+                # them, and the thread spins on itself forever
+                self.err(tok, "spin_lock(%s) where P%d may already hold it: the thread would deadlock on "
+                         "itself (herd7 drops such executions; a run would hang in them)" % (key, self.th.pid))
             self.locks[key] = (n + (-1 if name == "spin_unlock" else 1), tok)
         if name == "rcu_read_lock":
             self.rcu_depth += 1
