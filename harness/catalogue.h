@@ -1,22 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* The scenarios as data (--list --format json): names, help, threads,
- * outcomes, variants with their expectation here, options with their
- * ranges and value names. */
+/* The scenarios as data (--list --format json, the results' "catalogue"):
+ * what the descriptors do not say in one field, worked out here; the
+ * JSON is rendered by document-json.c straight from the descriptors. */
 #ifndef MMT_CATALOGUE_H
 #define MMT_CATALOGUE_H
 
-#include <jansson.h>
+struct mmt_variant;
 
-#include "cli.h"
+/* What a run of v may see here: "injected" (a deliberately broken
+ * variant), "forbidden" (its outcome is forbidden on this architecture),
+ * "unknown" (no expectation declared) or "allowed". */
+const char *mmt_variant_expectation(const struct mmt_variant *v);
 
-struct mmt_scenario;
+/* The architecture bits (MMT_ARCH_*), in the order the catalogue names
+ * them. */
+struct mmt_arch_name {
+	unsigned bit;
+	const char *name;
+};
+extern const struct mmt_arch_name mmt_arch_names[];
+extern const unsigned mmt_nr_arch_names;
 
-json_t *mmt_catalogue_json(const struct mmt_scenario *const *scenarios, unsigned n);
-
-/* The same for the scenarios and variants an invocation ran, for the
- * results' "catalogue": what the analysis reads units, directions and
- * families from.  variants[s]: indexes into scenarios[s]->variants. */
-json_t *mmt_catalogue_selected_json(const struct mmt_scenario *const *scenarios, unsigned n,
-				    const unsigned (*variants)[MMT_MAX_VARIANTS], const unsigned *nr_variants);
+/* The name of one architecture bit; "generic" for any other. */
+const char *mmt_arch_name(unsigned bit);
 
 #endif

@@ -149,19 +149,3 @@ int mmt_needs_unmet(const struct mmt_scenario *sc, char *why, size_t len)
 	json_decref(config);
 	return unmet;
 }
-
-static json_t *string_list(const char *const *list)
-{
-	json_t *a = json_array();
-
-	for (; list && *list; list++)
-		json_array_append_new(a, json_string(*list));
-	return a;
-}
-
-json_t *mmt_needs_json(const struct mmt_needs *n)
-{
-	return json_pack("{s:o,s:b,s:o,s:o}", "root", n->root ? json_string(n->root) : json_null(),
-			 "root_optional", n->root_optional, "sysctls", string_list(n->sysctls),
-			 "kernel_config", string_list(n->kernel_config));
-}

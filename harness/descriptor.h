@@ -29,7 +29,4 @@ int mmt_metrics_check(const struct mmt_scenario *sc, const json_t *metrics, char
  * config that cannot be found is no reason to skip. */
 int mmt_needs_unmet(const struct mmt_scenario *sc, char *why, size_t len);
 
-/* The needs as the catalogue writes them. */
-json_t *mmt_needs_json(const struct mmt_needs *needs);
-
 #endif

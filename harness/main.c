@@ -18,6 +18,7 @@
 #include "arch/barrier.h"
 #include "catalogue.h"
 #include "descriptor.h"
+#include "document-json.h"
 #include "cli.h"
 #include "counters.h"
 #include "exit-codes.h"
@@ -535,6 +536,7 @@ struct invocation {
 	sigset_t sigs;
 	struct totals tot;
 	struct mmt_results_writer out;
+	struct mmt_metadata metadata;	/* gathered before the runs change anything */
 	json_t *doc, *table_runs;	/* the results' document; the table's slim rows */
 	json_t *witnessed;	/* each witnessed run's identity, whatever the table keeps */
 	uint64_t seed;
@@ -699,8 +701,9 @@ static int prepare(struct invocation *inv, int argc, char **argv, char *err, siz
 		mmt_sysctl_restore_all();
 		return MMT_EXIT_HARNESS;
 	}
+	mmt_metadata_gather(&inv->metadata, argc, argv, inv->seed, &inv->topo);
 	inv->doc = json_pack("{s:i,s:o,s:b}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
-			     mmt_metadata_collect(argc, argv, inv->seed, &inv->topo), "interrupted", 0);
+			     mmt_metadata_json(&inv->metadata), "interrupted", 0);
 	if (cli->label)
 		json_object_set_new(json_object_get(inv->doc, "metadata"), "label", json_string(cli->label));
 	inv->table_runs = json_array();

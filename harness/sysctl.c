@@ -38,7 +38,8 @@ static char root[256], state_dir[512];
 /* What this process found and did, for the metadata. */
 static const char *journal_status = "clean";
 static char journal_reason[512];
-static json_t *repairs;
+static struct mmt_sysctl_repair_note *repairs;
+static unsigned nr_repairs;
 
 __attribute__((format(printf, 3, 4)))
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -167,22 +168,27 @@ static bool sysctl_path_ok(const char *p)
 	return strlen(p) < sizeof(saved[0].path);
 }
 
-static void note_repair(long pid, const char *path, const char *value, size_t vlen,
-			const char *error)
+/* The note of one repair; NULL without memory (the repair itself goes on). */
+static const struct mmt_sysctl_repair_note *note_repair(long pid, const char *path, const char *value,
+							size_t vlen, const char *error)
 {
-	char shown[256];
-	size_t n = vlen < sizeof(shown) - 1 ? vlen : sizeof(shown) - 1;
+	struct mmt_sysctl_repair_note *r, *grown = realloc(repairs, (nr_repairs + 1) * sizeof(*repairs));
+	size_t n;
 
-	memcpy(shown, value, n);
-	while (n && (shown[n - 1] == '\n' || shown[n - 1] == ' '))
+	if (!grown)
+		return NULL;
+	repairs = grown;
+	r = &repairs[nr_repairs++];
+	n = vlen < sizeof(r->value) - 1 ? vlen : sizeof(r->value) - 1;
+	memcpy(r->value, value, n);
+	while (n && (r->value[n - 1] == '\n' || r->value[n - 1] == ' '))
 		n--;
-	shown[n] = '\0';
-	if (!repairs)
-		repairs = json_array();
-	json_array_append_new(repairs, json_pack("{s:I,s:s,s:s,s:b,s:o}", "left_by_pid", (json_int_t)pid,
-						 "path", path + strlen(root), "value", shown,
-						 "restored", !error, "error",
-						 error ? json_string(error) : json_null()));
+	r->value[n] = '\0';
+	r->left_by_pid = pid;
+	snprintf(r->path, sizeof(r->path), "%s", path + strlen(root));
+	r->restored = !error;
+	snprintf(r->error, sizeof(r->error), "%s", error ? error : "");
+	return r;
 }
 
 static int read_journal(int dfd, char *buf, size_t cap, size_t *n, char *err, size_t len)
@@ -274,7 +280,7 @@ static bool write_back(const struct journal_entry *ent, int nent, long pid, FILE
 		int fd = open(ent[i].path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 		const char *why = NULL;
 		char ebuf[128];
-		const json_t *last;
+		const struct mmt_sysctl_repair_note *note;
 
 		if (fd < 0 || write(fd, ent[i].value, ent[i].vlen) != (ssize_t)ent[i].vlen) {
 			snprintf(ebuf, sizeof(ebuf), "%s", strerror(errno));
@@ -283,14 +289,13 @@ static bool write_back(const struct journal_entry *ent, int nent, long pid, FILE
 		}
 		if (fd >= 0)
 			close(fd);
-		note_repair(pid, ent[i].path, ent[i].value, ent[i].vlen, why);
-		last = json_array_get(repairs, json_array_size(repairs) - 1);
+		note = note_repair(pid, ent[i].path, ent[i].value, ent[i].vlen, why);
 		if (why)
 			fprintf(log, "mmtorture: cannot restore %s (left changed by run %ld, which died): %s\n",
 				ent[i].path, pid, why);
 		else
 			fprintf(log, "mmtorture: restored %s to %s (left changed by run %ld, which died)\n",
-				ent[i].path, json_string_value(json_object_get(last, "value")), pid);
+				ent[i].path, note ? note->value : "its old value", pid);
 	}
 	return ok;
 }
@@ -419,12 +424,13 @@ enum mmt_repair mmt_sysctl_repair(FILE *log, char *err, size_t len)
 	return repaired ? MMT_REPAIR_DONE : MMT_REPAIR_CLEAN;
 }
 
-json_t *mmt_sysctl_journal_json(void)
+void mmt_sysctl_journal_get(struct mmt_sysctl_journal *j)
 {
-	return json_pack("{s:s,s:s,s:o,s:o}", "state_dir", mmt_sysctl_state_dir(), "status",
-			 journal_status, "reason",
-			 journal_reason[0] ? json_string(journal_reason) : json_null(), "repairs",
-			 repairs ? json_incref(repairs) : json_array());
+	j->state_dir = mmt_sysctl_state_dir();
+	j->status = journal_status;
+	j->reason = journal_reason[0] ? journal_reason : NULL;
+	j->repairs = repairs;
+	j->nr_repairs = nr_repairs;
 }
 
 static void restore_at_exit(void)

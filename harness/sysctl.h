@@ -21,7 +21,6 @@
 #ifndef MMT_SYSCTL_H
 #define MMT_SYSCTL_H
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -65,10 +64,27 @@ enum mmt_repair {
  * err gets the reason for BUSY, FAILED and NO_ACCESS. */
 enum mmt_repair mmt_sysctl_repair(FILE *log, char *err, size_t len);
 
-/* For the results' metadata: {"state_dir", "status" (clean, repaired,
- * busy, failed, unavailable), "reason", "repairs": [{"left_by_pid", "path",
- * "value", "restored", "error"}]}, covering every repair this process did. */
-json_t *mmt_sysctl_journal_json(void);
+/* One value a dead run left changed, and what this process did with it. */
+struct mmt_sysctl_repair_note {
+	long left_by_pid;
+	char path[512];		/* under MMT_SYSCTL_ROOT, which is not shown */
+	char value[256];	/* as written back, trailing blanks trimmed */
+	bool restored;
+	char error[128];	/* why not, where restored is false */
+};
+
+/* What this process found and did, for the results' metadata (rendered by
+ * document-json.c as "sysctl_journal"). */
+struct mmt_sysctl_journal {
+	const char *state_dir;
+	const char *status;	/* clean, repaired, busy, failed, unavailable */
+	const char *reason;	/* NULL: none */
+	const struct mmt_sysctl_repair_note *repairs;	/* every repair this process did */
+	unsigned nr_repairs;
+};
+
+/* Valid until the next repair. */
+void mmt_sysctl_journal_get(struct mmt_sysctl_journal *j);
 
 /* The state directory in use (for messages). */
 const char *mmt_sysctl_state_dir(void);

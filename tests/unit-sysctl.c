@@ -5,6 +5,7 @@
  * could be taken for the machine's, and journals that name anything but a
  * sysctl, or that are not ours alone, are refused.
  */
+#include "document-json.h"
 #include "sysctl.h"
 #include "tap.h"
 
