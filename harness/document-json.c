@@ -9,6 +9,7 @@
 #include "catalogue.h"
 #include "descriptor.h"
 #include "metadata.h"
+#include "results.h"
 #include "scenario.h"
 #include "sysctl.h"
 
@@ -279,4 +280,65 @@ json_t *mmt_sysctl_journal_json(void)
 
 	mmt_sysctl_journal_get(&j);
 	return mmt_sysctl_journal_render(&j);
+}
+
+/* ---- the document ------------------------------------------------------- */
+
+static json_t *summary_json(const struct mmt_summary *s)
+{
+	return json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}", "runs", s->runs, "ok", s->ok, "skipped",
+			 s->skipped, "errors", s->errors, "inconclusive", s->inconclusive, "invalid", s->invalid,
+			 "forbidden_witnessed", s->forbidden_witnessed, "injected_missed", s->injected_missed,
+			 "exit_code", s->exit_code);
+}
+
+json_t *mmt_document_json(const struct mmt_document *d)
+{
+	json_t *metadata = mmt_metadata_json(d->metadata), *runs = json_array();
+
+	if (d->label)
+		json_object_set_new(metadata, "label", json_string(d->label));
+	json_object_set_new(metadata, "sysctl_journal", mmt_sysctl_journal_render(d->journal));
+	for (size_t i = 0; i < d->nr_runs; i++)
+		json_array_append(runs, d->runs[i]);
+	return json_pack("{s:i,s:o,s:b,s:o,s:o,s:o}", "schema_version", MMT_SCHEMA_VERSION, "metadata", metadata,
+			 "interrupted", d->interrupted, "catalogue",
+			 mmt_catalogue_selected_json(d->scenarios, d->nr_scenarios, d->variants, d->nr_variants),
+			 "summary", summary_json(&d->summary), "runs", runs);
+}
+
+json_t *mmt_table_row_json(const json_t *record, bool counters)
+{
+	json_t *slim = json_deep_copy(record), *probe;
+
+	json_object_del(slim, "workers");
+	json_object_del(slim, "options");
+	if (!counters)
+		json_object_set_new(slim, "counters", json_null());
+	probe = json_object_get(slim, "probe");
+	if (json_is_object(probe))
+		for (const char *const *side = (const char *const[]){ "before", "after", NULL }; *side; side++) {
+			json_t *a = json_object_get(probe, *side);
+
+			while (json_array_size(a) > 1)
+				json_array_remove(a, json_array_size(a) - 1);
+		}
+	return slim;
+}
+
+json_t *mmt_frame_json(const json_t *doc)
+{
+	json_t *frame = json_copy((json_t *)doc);
+
+	json_object_set_new(frame, "runs", json_array());
+	return frame;
+}
+
+char *mmt_key_text(const char *key)
+{
+	json_t *k = json_string(key);
+	char *text = json_dumps(k, JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+
+	json_decref(k);
+	return text;
 }

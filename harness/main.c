@@ -468,31 +468,40 @@ static int restore_command(void)
 #define TABLE_ROWS 1000
 #define TABLE_ROWS_NOT_OK 2000
 
-static void keep_for_table(json_t *rows, const json_t *rec, enum mmt_status status, bool counters,
-			   unsigned *omitted)
+struct table_rows {
+	json_t **row;	/* slim copies (mmt_table_row_json) */
+	size_t nr, cap;
+	unsigned omitted;
+};
+
+static void keep_for_table(struct table_rows *rows, const json_t *rec, enum mmt_status status, bool counters)
 {
-	size_t n = json_array_size(rows);
-	json_t *slim, *probe;
+	size_t n = rows->nr;
 
 	if (n >= TABLE_ROWS &&
 	    (n >= TABLE_ROWS_NOT_OK || status == MMT_STATUS_OK || status == MMT_STATUS_SKIPPED)) {
-		(*omitted)++;
+		rows->omitted++;
 		return;
 	}
-	slim = json_deep_copy(rec);
-	json_object_del(slim, "workers");
-	json_object_del(slim, "options");
-	if (!counters)
-		json_object_set_new(slim, "counters", json_null());
-	probe = json_object_get(slim, "probe");
-	if (json_is_object(probe))
-		for (const char *const *side = (const char *const[]){ "before", "after", NULL }; *side; side++) {
-			json_t *a = json_object_get(probe, *side);
+	if (n == rows->cap) {
+		size_t cap = rows->cap ? 2 * rows->cap : 64;
+		json_t **grown = realloc(rows->row, cap * sizeof(*grown));
 
-			while (json_array_size(a) > 1)
-				json_array_remove(a, json_array_size(a) - 1);
+		if (!grown) { /* the table is a convenience: every run is in the results */
+			rows->omitted++;
+			return;
 		}
-	json_array_append_new(rows, slim);
+		rows->row = grown;
+		rows->cap = cap;
+	}
+	rows->row[rows->nr++] = mmt_table_row_json(rec, counters);
+}
+
+static void drop_table(struct table_rows *rows)
+{
+	for (size_t i = 0; i < rows->nr; i++)
+		json_decref(rows->row[i]);
+	free(rows->row);
 }
 
 static void report_omitted(FILE *f, unsigned omitted)
@@ -537,10 +546,17 @@ struct invocation {
 	struct totals tot;
 	struct mmt_results_writer out;
 	struct mmt_metadata metadata;	/* gathered before the runs change anything */
-	json_t *doc, *table_runs;	/* the results' document; the table's slim rows */
-	json_t *witnessed;	/* each witnessed run's identity, whatever the table keeps */
+	struct table_rows table;	/* what the table at the end is drawn from */
+	/* each witnessed run's identity, whatever the table keeps */
+	struct witnessed_run {
+		const char *scenario, *variant;
+		char placement[sizeof(((struct mmt_placement *)0)->name)];
+		unsigned repeat;
+		json_t *witnesses;	/* the record's, referenced */
+	} *witnessed;
+	unsigned nr_witnessed;
 	uint64_t seed;
-	unsigned run_index, omitted;
+	unsigned run_index;
 	struct mmt_progress progress;
 	bool to_stdout;
 	char path[4096];
@@ -702,15 +718,29 @@ static int prepare(struct invocation *inv, int argc, char **argv, char *err, siz
 		return MMT_EXIT_HARNESS;
 	}
 	mmt_metadata_gather(&inv->metadata, argc, argv, inv->seed, &inv->topo);
-	inv->doc = json_pack("{s:i,s:o,s:b}", "schema_version", MMT_SCHEMA_VERSION, "metadata",
-			     mmt_metadata_json(&inv->metadata), "interrupted", 0);
-	if (cli->label)
-		json_object_set_new(json_object_get(inv->doc, "metadata"), "label", json_string(cli->label));
-	inv->table_runs = json_array();
-	inv->witnessed = json_array();
 	if (inv->to_stdout)
 		mmt_results_open(&inv->out, NULL, err, len);
 	return 0;
+}
+
+/* A witnessed run, for say_witnessed(): kept whatever the table keeps. */
+static void note_witnessed(struct invocation *inv, const struct mmt_scenario *sc, const struct mmt_variant *v,
+			   const struct mmt_placement *pl, unsigned rep, json_t *witnesses)
+{
+	struct witnessed_run *w = realloc(inv->witnessed, (inv->nr_witnessed + 1) * sizeof(*w));
+
+	if (!w) {
+		fprintf(stderr, "mmtorture: FORBIDDEN AND SEEN: %s %s %s rep %u (no memory to keep it)\n", sc->name,
+			v->name, pl->name, rep);
+		return;
+	}
+	inv->witnessed = w;
+	w = &w[inv->nr_witnessed++];
+	w->scenario = sc->name;
+	w->variant = v->name;
+	snprintf(w->placement, sizeof(w->placement), "%s", pl->name);
+	w->repeat = rep;
+	w->witnesses = json_incref(witnesses);
 }
 
 /* Run k of the loop: its record into the results and the table.  Returns
@@ -748,12 +778,9 @@ static int run_one(struct invocation *inv, const struct mmt_scenario *sc, unsign
 		return MMT_EXIT_HARNESS;
 	}
 	if (rec.status == MMT_STATUS_WITNESSED)
-		json_array_append_new(inv->witnessed, json_pack("{s:s,s:s,s:s,s:i,s:O}", "scenario", sc->name,
-								"variant", v->name, "placement", pl->name,
-								"repeat", rep, "witnesses",
-								json_object_get(json, "witnesses")));
+		note_witnessed(inv, sc, v, pl, rep, json_object_get(json, "witnesses"));
 	if (inv->to_stdout || cli->format != MMT_FORMAT_JSON)
-		keep_for_table(inv->table_runs, json, rec.status, events_on && cli->events, &inv->omitted);
+		keep_for_table(&inv->table, json, rec.status, events_on && cli->events);
 	json_decref(json);
 	return inv->tot.interrupted_sig ? 1 : 0;
 }
@@ -837,67 +864,74 @@ static int dry_run(struct invocation *inv)
 
 /* Each run that saw a forbidden outcome, on stderr: for when the results
  * file could not be written and stdout may be lost too. */
-static void say_witnessed(const json_t *rows)
+static void say_witnessed(const struct invocation *inv)
 {
-	size_t i;
-	const json_t *r;
+	for (unsigned i = 0; i < inv->nr_witnessed; i++) {
+		const struct witnessed_run *r = &inv->witnessed[i];
 
-	json_array_foreach(rows, i, r)
-		fprintf(stderr, "mmtorture: FORBIDDEN AND SEEN, not in any file: %s %s %s rep %lld, %lld witnesses (exit 1)\n",
-			json_string_value(json_object_get(r, "scenario")),
-			json_string_value(json_object_get(r, "variant")),
-			json_string_value(json_object_get(r, "placement")),
-			(long long)json_integer_value(json_object_get(r, "repeat")),
-			(long long)json_integer_value(json_object_get(json_object_get(r, "witnesses"), "count")));
+		fprintf(stderr, "mmtorture: FORBIDDEN AND SEEN, not in any file: %s %s %s rep %u, %lld witnesses (exit 1)\n",
+			r->scenario, r->variant, r->placement, r->repeat,
+			(long long)json_integer_value(json_object_get(r->witnesses, "count")));
+	}
+}
+
+/* The document's parts, as the runs left them. */
+static json_t *document(const struct invocation *inv, int code)
+{
+	const struct mmt_cli *cli = &inv->cli;
+	const struct totals *tot = &inv->tot;
+	struct mmt_sysctl_journal journal;
+	struct mmt_document d = {
+		.metadata = &inv->metadata, .label = cli->label, .journal = &journal,
+		.interrupted = tot->interrupted_sig != 0,
+		.scenarios = cli->scenarios, .nr_scenarios = cli->nr_scenarios,
+		.variants = cli->variants, .nr_variants = cli->nr_variants,
+		.summary = { .runs = tot->runs, .ok = tot->ok, .skipped = tot->skipped, .errors = tot->errors,
+			     .inconclusive = tot->inconclusive, .invalid = tot->invalid,
+			     .forbidden_witnessed = tot->forbidden, .injected_missed = tot->injected_missed,
+			     .exit_code = code },
+		.runs = inv->table.row, .nr_runs = inv->table.nr,
+	};
+
+	mmt_sysctl_journal_get(&journal);
+	return mmt_document_json(&d);
 }
 
 /* The summary, the results file, the table; the exit code. */
 static int finish(struct invocation *inv)
 {
 	const struct mmt_cli *cli = &inv->cli;
-	const struct totals *tot = &inv->tot;
-	int code = exit_code(tot);
+	int code = exit_code(&inv->tot);
+	/* "runs" holds the table's slim rows: the file has every full record */
+	json_t *doc = document(inv, code);
 	char err[512];
 	bool written;
 
-	json_object_set_new(json_object_get(inv->doc, "metadata"), "sysctl_journal", mmt_sysctl_journal_json());
-	json_object_set_new(inv->doc, "interrupted", json_boolean(tot->interrupted_sig != 0));
-	json_object_set_new(inv->doc, "catalogue",
-			    mmt_catalogue_selected_json(cli->scenarios, cli->nr_scenarios, cli->variants,
-							cli->nr_variants));
-	json_object_set_new(inv->doc, "summary", json_pack("{s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:i}",
-							   "runs", tot->runs, "ok", tot->ok,
-							   "skipped", tot->skipped, "errors", tot->errors,
-							   "inconclusive", tot->inconclusive, "invalid", tot->invalid,
-							   "forbidden_witnessed", tot->forbidden,
-							   "injected_missed", tot->injected_missed,
-							   "exit_code", code));
-	written = !mmt_results_finish(&inv->out, inv->doc, err, sizeof(err));
+	written = !mmt_results_finish(&inv->out, doc, err, sizeof(err));
 	if (!written) {
 		fail(MMT_EXIT_HARNESS, err);
 		/* The verdict comes before storage: what was seen is said,
 		 * and still decides the exit code. */
 		if (code == MMT_EXIT_WITNESSED)
-			say_witnessed(inv->witnessed);
+			say_witnessed(inv);
 		else
 			code = MMT_EXIT_HARNESS;
 	}
 	mmt_report_set_wide(cli->format == MMT_FORMAT_WIDE);
 	/* The table from the slim copies; the summary from the document. */
-	json_object_set_new(inv->doc, "runs", inv->table_runs);
 	if (inv->to_stdout) {
-		mmt_report_table(stderr, inv->doc, NULL);
+		mmt_report_table(stderr, doc, NULL);
 		if (cli->events)
-			mmt_report_counters(stderr, inv->doc);
-		report_omitted(stderr, inv->omitted);
+			mmt_report_counters(stderr, doc);
+		report_omitted(stderr, inv->table.omitted);
 	} else if (cli->format == MMT_FORMAT_JSON) {
 		if (written)
 			copy_file(inv->path, stdout);
 	} else {
-		mmt_report_table(stdout, inv->doc, written ? inv->path : NULL);
+		mmt_report_table(stdout, doc, written ? inv->path : NULL);
 		if (cli->events)
-			mmt_report_counters(stdout, inv->doc);
-		report_omitted(stdout, inv->omitted);
+			mmt_report_counters(stdout, doc);
+		report_omitted(stdout, inv->table.omitted);
 	}
 	if ((fflush(stdout) || ferror(stdout)) && !(inv->to_stdout && !written)) {
 		/* The table or the JSON did not reach stdout: say so, never 0. */
@@ -906,8 +940,12 @@ static int finish(struct invocation *inv)
 		if (code != MMT_EXIT_WITNESSED)
 			code = MMT_EXIT_HARNESS;
 	}
-	json_decref(inv->doc);
-	json_decref(inv->witnessed);
+	json_decref(doc);
+	drop_table(&inv->table);
+	for (unsigned i = 0; i < inv->nr_witnessed; i++)
+		json_decref(inv->witnessed[i].witnesses);
+	free(inv->witnessed);
+	mmt_metadata_release(&inv->metadata);
 	return code;
 }
 

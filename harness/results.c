@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "results.h"
+#include "document-json.h"
 #include "schema.h"
 #include "sysctl.h"
 
@@ -361,7 +362,7 @@ int mmt_results_finish(struct mmt_results_writer *w, const json_t *frame, char *
 
 		if (!strcmp(key, "schema_version") || !strcmp(key, "runs"))
 			continue;
-		k = json_dumps(json_string(key), JSON_ENCODE_ANY | JSON_ENSURE_ASCII);
+		k = mmt_key_text(key);
 		fprintf(w->f, ",\n  %s: ", k ? k : "\"?\"");
 		free(k);
 		dump_at(w->f, v, 1);
@@ -442,8 +443,7 @@ int mmt_results_validate_frame(const json_t *doc, size_t nruns, char *err, size_
 		snprintf(err, len, "document is not an object");
 		return -1;
 	}
-	frame = json_copy((json_t *)doc);
-	json_object_set_new(frame, "runs", json_array());
+	frame = mmt_frame_json(doc);
 	rc = mmt_schema_validate(frame, err, len);
 	json_decref(frame);
 	if (rc)

@@ -17,7 +17,8 @@ const char *mmt_run_verdict(const json_t *run);
  * the table of kind ("run", "comparison"), as text; NULL: no such row. */
 const char *mmt_verdict_field(const char *kind, const char *verdict, const char *field);
 
-/* The whole table, as parsed: {"run": [rows], "comparison": [rows]}. */
+/* The whole table, as parsed: {"run": [rows], "comparison": [rows]}; NULL if
+ * results/verdicts.json did not parse (said on stderr). */
 const json_t *mmt_verdict_table(void);
 
 #endif
