@@ -20,7 +20,8 @@
  *
  * A deliberately weakened set (LK_WEAK_*, tests/litmus-prims.sh) replaces
  * one primitive with a non-atomic or unordered one, to prove that the
- * tests relying on it can fail.
+ * tests relying on it can fail (LK_WEAK_C11: every C11 memory order
+ * relaxed, in every set).
  */
 #ifndef MMT_LITMUS_PRIMS_H
 #define MMT_LITMUS_PRIMS_H
@@ -235,6 +236,181 @@ static inline memory_order lk_c11_order(int o)
 		else                                                           \
 			LK_K_MB_AROUND_ATOMIC();                               \
 	} while (0)
+
+/* ---- herd7's C11 dialect ----------------------------------------------------
+ * atomic_load/store/exchange/fetch_OP/compare_exchange(_explicit) and
+ * atomic_thread_fence with their memory_order_* (LK_MO_*, a compile-time
+ * constant in every use).  The c11 set is the compiler's own C11, order
+ * for order (consume as acquire, as compilers take it).  The others, each
+ * binding at least as strong as C11 asks:
+ *
+ *   order     kernel, kernel-mfence              urcu
+ *   load
+ *    relaxed  READ_ONCE                          CMM_LOAD_SHARED
+ *    consume,
+ *    acquire  smp_load_acquire                   load; cmm_smp_mb
+ *    seq_cst  smp_load_acquire (x86, arm64);     cmm_smp_mb; load; cmm_smp_mb
+ *             smp_mb; smp_load_acquire elsewhere
+ *   store
+ *    relaxed  WRITE_ONCE                         CMM_STORE_SHARED
+ *    release  smp_store_release                  cmm_smp_mb; store
+ *    seq_cst  smp_store_release; smp_mb          cmm_smp_mb; store; cmm_smp_mb
+ *   RMW       LK_RMW_* with relaxed, acquire (consume, acquire), release, or
+ *             full (acq_rel, seq_cst): x86 locked instructions whatever the
+ *             order; elsewhere the compiler's RMW of that order, full as
+ *             smp_mb; relaxed RMW; smp_mb.  urcu: uatomic_* (all full).
+ *             fetch_or/and/xor: a loop of that order's cmpxchg (as the
+ *             kernel's arch_atomic_fetch_or on x86).
+ *   fence
+ *    relaxed  nothing                            nothing
+ *    consume,
+ *    acquire  smp_rmb                            cmm_smp_mb
+ *    others   smp_mb (mfence in kernel-mfence)   cmm_smp_mb
+ *
+ * Why the kernel set's seq_cst is enough: x86 (TSO) reorders only a store
+ * with a later load, and every seq_cst store ends with the full fence, so
+ * seq_cst loads can be plain movs (the compilers' mapping: mov; mfence).
+ * arm64's smp_load_acquire/smp_store_release are ldar/stlr, which are
+ * RCsc: an ldar after an stlr is ordered (the compilers' mapping; the
+ * fence after the store is only stronger).  Elsewhere (barrier-generic.h)
+ * the loads get a leading full fence too, so a full fence separates
+ * every seq_cst access from any other.  acquire fence = smp_rmb: a compiler
+ * barrier on TSO, dmb ishld on arm64 (orders earlier loads against later
+ * loads and stores), an acquire fence in barrier-generic.h.  A release
+ * fence must also order earlier loads against later stores, which
+ * arm64's smp_wmb (dmb ishst) does not: it is smp_mb.
+ *
+ * compare_exchange(object, expected, desired): reads *expected (a plain
+ * load), and on failure writes the value seen back to it (a plain store),
+ * as C11 and herd7 do; returns 1 or 0.  The failure order only adds: in
+ * the kernel set a non-relaxed failure order makes the RMW full (a failed
+ * LL/SC cmpxchg is otherwise a relaxed load); in the c11 set the success
+ * order is raised to cover it (C11 7.17.7.4: no weaker than failure).
+ * _weak is bound as _strong: a spurious failure is a permission C11
+ * gives, never an obligation.  Weakened (LK_WEAK_C11): every order
+ * relaxed. */
+enum { LK_MO_RELAXED, LK_MO_CONSUME, LK_MO_ACQUIRE, LK_MO_RELEASE, LK_MO_ACQ_REL, LK_MO_SEQ_CST };
+#ifdef LK_WEAK_C11
+#define LK_MO(o) ((void)(o), LK_MO_RELAXED)
+#else
+#define LK_MO(o) (o)
+#endif
+static inline memory_order lk_mo_c11(int o)
+{
+	switch (o) {
+	case LK_MO_RELAXED: return memory_order_relaxed;
+	case LK_MO_CONSUME:
+	case LK_MO_ACQUIRE: return memory_order_acquire;
+	case LK_MO_RELEASE: return memory_order_release;
+	case LK_MO_ACQ_REL: return memory_order_acq_rel;
+	default: return memory_order_seq_cst;
+	}
+}
+/* a success order that also covers the failure order f */
+static inline int lk_mo_cas(int s, int f)
+{
+	if (f == LK_MO_SEQ_CST)
+		return LK_MO_SEQ_CST;
+	if (f == LK_MO_RELAXED || s == LK_MO_ACQUIRE || s == LK_MO_ACQ_REL || s == LK_MO_SEQ_CST)
+		return s;
+	return s == LK_MO_RELEASE ? LK_MO_ACQ_REL : LK_MO_ACQUIRE;
+}
+/* the LK_O_* argument of LK_RMW_* for a C11 order (kernel and urcu sets) */
+#define LK_MO_O(o)                                                             \
+	((o) == LK_MO_RELAXED ? LK_O_RELAXED                                   \
+	 : (o) == LK_MO_CONSUME || (o) == LK_MO_ACQUIRE ? LK_O_ACQUIRE         \
+	 : (o) == LK_MO_RELEASE ? LK_O_RELEASE : LK_O_FULL)
+#if defined(__x86_64__) || defined(__aarch64__)
+#define LK_K_SC_LOAD_FENCE(P) barrier()
+#else
+#define LK_K_SC_LOAD_FENCE(P) LK_MB(P)
+#endif
+
+#define LK_C11_LOAD(P, o, p)                                                   \
+	({                                                                     \
+		uint64_t __lk_cv;                                              \
+		if ((P) == LK_C11) {                                           \
+			__lk_cv = atomic_load_explicit(LK_ATOMIC(p), lk_mo_c11(LK_MO(o))); \
+		} else if (LK_MO(o) == LK_MO_RELAXED) {                        \
+			__lk_cv = LK_READ_ONCE(P, p);                          \
+		} else if (LK_MO(o) != LK_MO_SEQ_CST) {                        \
+			__lk_cv = LK_LOAD_ACQUIRE(P, p);                       \
+		} else if ((P) == LK_URCU) {                                   \
+			cmm_smp_mb();                                          \
+			__lk_cv = LK_LOAD_ACQUIRE(P, p);                       \
+		} else {                                                       \
+			LK_K_SC_LOAD_FENCE(P);                                 \
+			__lk_cv = LK_LOAD_ACQUIRE(P, p);                       \
+		}                                                              \
+		__lk_cv;                                                       \
+	})
+#define LK_C11_STORE(P, o, p, v)                                               \
+	do {                                                                   \
+		uint64_t __lk_cw = (v);                                        \
+		if ((P) == LK_C11) {                                           \
+			atomic_store_explicit(LK_ATOMIC(p), __lk_cw, lk_mo_c11(LK_MO(o))); \
+		} else if (LK_MO(o) == LK_MO_RELAXED) {                        \
+			LK_WRITE_ONCE(P, p, __lk_cw);                          \
+		} else {                                                       \
+			LK_STORE_RELEASE(P, p, __lk_cw);                       \
+			if (LK_MO(o) == LK_MO_SEQ_CST)                         \
+				LK_MB(P);                                      \
+		}                                                              \
+	} while (0)
+#define LK_C11_FENCE(P, o)                                                     \
+	do {                                                                   \
+		if (LK_MO(o) == LK_MO_RELAXED)                                 \
+			barrier();                                             \
+		else if ((P) == LK_C11)                                        \
+			atomic_thread_fence(lk_mo_c11(LK_MO(o)));              \
+		else if ((P) == LK_URCU)                                       \
+			cmm_smp_mb();                                          \
+		else if (LK_MO(o) == LK_MO_CONSUME || LK_MO(o) == LK_MO_ACQUIRE) \
+			smp_rmb();                                             \
+		else                                                           \
+			LK_MB(P);                                              \
+	} while (0)
+#define LK_C11_XCHG(P, o, p, v)                                                \
+	((P) == LK_C11 ? atomic_exchange_explicit(LK_ATOMIC(p), (v), lk_mo_c11(LK_MO(o))) \
+		       : LK_RMW_XCHG(P, LK_MO_O(LK_MO(o)), p, v))
+/* fetch_OP: OP one of add sub or and xor */
+#define LK_C11_OP_add +
+#define LK_C11_OP_sub -
+#define LK_C11_OP_or |
+#define LK_C11_OP_and &
+#define LK_C11_OP_xor ^
+#define LK_C11_LOOP(P, O, p, v, OP)                                            \
+	({                                                                     \
+		uint64_t __lk_cc = LK_READ_ONCE(P, p), __lk_cs, __lk_ca = (v); \
+		while ((__lk_cs = LK_RMW_CMPXCHG(P, O, p, __lk_cc, __lk_cc LK_C11_OP_##OP __lk_ca)) != __lk_cc) \
+			__lk_cc = __lk_cs;                                     \
+		__lk_cc;                                                       \
+	})
+#define LK_C11_RMW_add(P, O, p, v) LK_RMW_ADD(P, O, p, v)
+#define LK_C11_RMW_sub(P, O, p, v) LK_RMW_ADD(P, O, p, -(uint64_t)(v))
+#define LK_C11_RMW_or(P, O, p, v) LK_C11_LOOP(P, O, p, v, or)
+#define LK_C11_RMW_and(P, O, p, v) LK_C11_LOOP(P, O, p, v, and)
+#define LK_C11_RMW_xor(P, O, p, v) LK_C11_LOOP(P, O, p, v, xor)
+#define LK_C11_FETCH(P, o, OP, p, v)                                           \
+	((P) == LK_C11 ? atomic_fetch_##OP##_explicit(LK_ATOMIC(p), (v), lk_mo_c11(LK_MO(o))) \
+		       : LK_C11_RMW_##OP(P, LK_MO_O(LK_MO(o)), p, v))
+#define LK_C11_CAS(P, s, f, p, e, d)                                           \
+	({                                                                     \
+		uint64_t *__lk_ce = (e);                                       \
+		uint64_t __lk_cx = LK_PLAIN_LOAD(P, __lk_ce), __lk_cd = (d), __lk_co = __lk_cx; \
+		bool __lk_ok;                                                  \
+		if ((P) == LK_C11) {                                           \
+			__lk_ok = atomic_compare_exchange_strong_explicit(LK_ATOMIC(p), &__lk_co, __lk_cd, \
+				lk_mo_c11(lk_mo_cas(LK_MO(s), LK_MO(f))), lk_mo_c11(LK_MO(f))); \
+		} else {                                                       \
+			__lk_co = LK_RMW_CMPXCHG(P, LK_MO(f) == LK_MO_RELAXED ? LK_MO_O(LK_MO(s)) : LK_O_FULL, \
+						 p, __lk_cx, __lk_cd);        \
+			__lk_ok = __lk_co == __lk_cx;                          \
+		}                                                              \
+		if (!__lk_ok)                                                  \
+			LK_PLAIN_STORE(P, __lk_ce, __lk_co);                   \
+		(uint64_t)__lk_ok;                                             \
+	})
 
 /* ---- spinlocks -----------------------------------------------------------------
  * A test-and-set lock on the location (0 free, 1 held): acquire by an

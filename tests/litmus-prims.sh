@@ -2,8 +2,8 @@
 # The primitives the kernel's catalogue needs, each proven to matter: the
 # shipped test that relies on it passes with the real binding and, built
 # again with that binding deliberately weakened (litmus-prims.h LK_WEAK_*:
-# RMWs as a plain load and store, locks and RCU as nothing), shows its
-# forbidden outcome: FORBIDDEN AND SEEN, exit 1.  On x86 only a weakened
+# RMWs as a plain load and store, locks and RCU as nothing, C11 orders
+# relaxed), shows its forbidden outcome: FORBIDDEN AND SEEN, exit 1.  On x86 only a weakened
 # binding can show these outcomes at all, so this is where they are proven.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
@@ -52,5 +52,15 @@ if [ "$(uname -m)" = x86_64 ]; then
 fi
 weak LK_WEAK_RCU "kernel urcu c11" RCU+sync+SB
 weak LK_WEAK_SRCU "kernel urcu c11" SRCU+sync+SB SRCU-down-up+sync+SB SB+after-srcu-read-unlock
+# herd7's C11 dialect: every memory order relaxed (LK_WEAK_C11) shows the
+# seq_cst store-to-load order SB needs, in every set; the RMWs made plain
+# (LK_WEAK_RMW) their atomicity and, in the kernel set, whose seq_cst load
+# carries no fence on x86 and arm64, the seq_cst RMW's order.  acquire and
+# release are free on x86 (TSO): only arm64 can show C11-MP+rel-acq.
+weak LK_WEAK_C11 "kernel urcu c11" C11-SB+sc C11-SB+sc-fences
+weak LK_WEAK_RMW kernel C11-SB+sc-rmws C11-LU+fetch-ops C11-LU+xchg-cas
+if [ "$(uname -m)" = aarch64 ]; then
+	weak LK_WEAK_C11 "kernel urcu c11" C11-MP+rel-acq
+fi
 
 done_testing

@@ -88,6 +88,8 @@ class Gen:
                 args.append(self.ptr(a.ptr))
             elif kind == "p":
                 args.append(self.ptr(a))
+            elif kind == "o":
+                args.append("LK_MO_" + a.name.upper())
             else:
                 args.append("(uint64_t)%s" % self.val(a))
         return e.prim.c.format(*args)

@@ -37,6 +37,7 @@ class Deref(Node): pass		# ptr: a plain load (or, as a store's target, a plain s
 class Bin(Node): pass		# op, a, b
 class Un(Node): pass		# op, a
 class Call(Node): pass		# prim (prims.Prim), args
+class Order(Node): pass		# name: a C11 memory order ("relaxed", ..., "seq_cst"), only as an argument
 
 
 # statements

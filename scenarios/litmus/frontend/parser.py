@@ -2,13 +2,15 @@
 """Stage 2: tokens to the intermediate form (ir.Test), checked as it goes.
 
     test      := "C" NAME init thread+ ["locations" "[" key {";" key} "]"]
-                 ["filter" cond] ("exists" | "~" "exists" | "forall") cond
+                 ["filter" cond] [("exists" | "~" "exists" | "forall") cond | "(" cond ")"]
+                 (no final condition: herd7's "forall true")
     init      := "{" {item ";"} "}"    item := [type] [N ":"] NAME ["=" value]
     thread    := "P"N "(" param {"," param} ")" block
     stmt      := block | "if" "(" expr ")" stmt ["else" stmt] | decl | expr ";" | ";"
     expr      := C's precedence over || && | ^ & == != < <= > >= + - and the
-                 unary ! ~ - * (void) ; calls to the primitives in prims.py
-    cond      := herd7's: => (or ->) /\ \/ ~ ( ) true false, atoms N:REG=VALUE and LOC=VALUE
+                 unary ! ~ - * (void) ; calls to the primitives in prims.py, whose
+                 C11 order arguments are memory_order_NAME; herd7's __NAME{ANNOT}(...)
+    cond      := herd7's: => (or ->) /\ \/ ~ ( ) true false, atoms N:REG=VALUE, LOC=VALUE, [LOC]=VALUE
 
 Every error is one LitmusError at the offending token.
 """
@@ -17,24 +19,28 @@ import re
 
 from . import ir
 from .diag import LitmusError
-from .prims import PRIMS, KNOWN_UNSUPPORTED
+from .lexer import Token
+from .prims import PRIMS, KNOWN_UNSUPPORTED, ORDERS, C11_OVERLOADS
 
 # Types herd7 reads that this engine has no location for, and why.
 UNSUPPORTED_TYPES = {
     "__int128_t": "128-bit locations: the engine's locations are 64-bit words",
     "__int128": "128-bit locations: the engine's locations are 64-bit words",
-    "_Atomic": "C11 atomics (_Atomic) are herd7's C11 model: this engine reads the kernel's C dialect "
-               "(atomic_t and the LKMM primitives)",
     "__uint128_t": "128-bit locations: the engine's locations are 64-bit words",
     "int128_t": "128-bit locations: the engine's locations are 64-bit words",
     "uint128_t": "128-bit locations: the engine's locations are 64-bit words",
 }
-for _c11 in ("atomic_int", "atomic_uint", "atomic_long", "atomic_bool", "atomic_intptr_t", "atomic_llong"):
-    UNSUPPORTED_TYPES[_c11] = ("C11 atomics (%s) are herd7's C11 model: this engine reads the kernel's "
-                               "C dialect (atomic_t and the LKMM primitives)" % _c11)
+# herd7's C11 dialect: _Atomic T and stdatomic.h's atomic_T names.  Every
+# location is a 64-bit word here, whatever its type (values compare as
+# int64_t), so the type only has to be read.
+C11_TYPES = {"_Atomic"} | {"atomic_" + t for t in (
+    "int", "uint", "long", "ulong", "llong", "ullong", "bool", "char", "schar", "uchar", "short", "ushort",
+    "intptr_t", "uintptr_t", "size_t", "ptrdiff_t", "intmax_t", "uintmax_t")}
 TYPE_WORDS = {"int", "intptr_t", "uintptr_t", "long", "unsigned", "signed", "char", "short", "bool",
               "_Bool", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "volatile", "const",
-              "atomic_t", "atomic_long_t", "spinlock_t", "void"}
+              "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t", "int64_t", "uint64_t",
+              "atomic_t", "atomic_long_t", "spinlock_t", "void"} | C11_TYPES
+MEMORY_ORDERS = {"memory_order_" + o: o for o in ORDERS}
 # What the corpus's Result: lines say besides Never/Sometimes/Always, and
 # why a test saying it is not run.  Maybe (an open question of the model)
 # runs with no expectation, as a test without a Result line.
@@ -44,8 +50,8 @@ REFUSED_RESULTS = {
     "DEADLOCK": "the test deadlocks by design; run, it would never end",
 }
 
-KEYWORDS = TYPE_WORDS | {"if", "else", "exists", "forall", "filter", "locations", "true", "false", "return",
-                         "while", "for", "do", "goto", "switch"}
+KEYWORDS = TYPE_WORDS | set(MEMORY_ORDERS) | {"if", "else", "exists", "forall", "filter", "locations", "true",
+                                              "false", "return", "while", "for", "do", "goto", "switch"}
 BINARY = [["||"], ["&&"], ["|"], ["^"], ["&"], ["==", "!="], ["<", "<=", ">", ">="], ["+", "-"]]
 
 
@@ -58,6 +64,7 @@ class Parser:
         self.path, self.toks, self.i = path, lexed.tokens, 0
         self.t = ir.Test(path, lexed.name)
         self.name_pos = lexed.name_pos
+        self.c11_types = False	# an atomic_int or _Atomic seen so far
         self._doc(lexed.comments)
 
     # ---- tokens ---------------------------------------------------------------------------
@@ -150,11 +157,23 @@ class Parser:
                 if not self.at("]"):
                     self.expect(";", "between locations")
             self.next()
+        if self.at("regions") and self.at(":", 1):
+            self.err(self.peek(), "'regions:' (herd7's memory regions of a location) is not supported: this "
+                                  "engine's locations are plain memory, with no region attributes")
         if self.at("filter"):
             self.next()
             t.filter = self.cond()
         tok = self.peek()
-        if self.at("exists"):
+        if tok.kind == "eof":
+            # herd7 takes a test without a final condition as "forall true"
+            t.quant = "forall"
+            t.cond = ir.CConst((tok.line, tok.col), value=True)
+            self.limits()
+            return t
+        if self.at("("):
+            t.quant = "exists"	# herd7's "(prop)": exists
+            t.cond = self.cond()
+        elif self.at("exists"):
             self.next()
             t.quant = "exists"
         elif self.at("~") and self.at("exists", 1):
@@ -167,7 +186,8 @@ class Parser:
         else:
             self.err(tok, "expected the final condition 'exists (...)', '~exists' or 'forall', found %s"
                      % describe(tok))
-        t.cond = self.cond()
+        if t.cond is None:
+            t.cond = self.cond()
         if self.at(";") and self.peek(1).kind == "eof":
             self.next()	# herd7 takes a final condition ended with ';'
         if self.peek().kind != "eof":
@@ -263,15 +283,26 @@ class Parser:
         return self.number()
 
     def skip_type(self):
-        tok = self.peek()
-        if tok.kind == "ident" and tok.text in UNSUPPORTED_TYPES:
-            self.err(tok, "type '%s' is not supported: %s" % (tok.text, UNSUPPORTED_TYPES[tok.text]))
         seen = False
-        while self.peek().kind == "ident" and self.peek().text in TYPE_WORDS | {"struct"}:
-            if self.next().text == "struct":
-                self.ident("a struct name")
+        while True:
+            tok = self.peek()
+            if tok.kind == "ident" and tok.text in UNSUPPORTED_TYPES:
+                self.err(tok, "type '%s' is not supported: %s" % (tok.text, UNSUPPORTED_TYPES[tok.text]))
+            if not (tok.kind == "ident" and tok.text in TYPE_WORDS | {"struct"}):
+                return seen
+            self.next()
             seen = True
-        return seen
+            if tok.text in C11_TYPES:
+                self.c11_types = True
+            if tok.text == "struct":
+                self.ident("a struct name")
+            elif tok.text == "_Atomic" and self.at("("):	# _Atomic(int)
+                self.next()
+                if not self.skip_type():
+                    self.err(self.peek(), "expected a type in '_Atomic(...)', found %s" % describe(self.peek()))
+                while self.at("*"):
+                    self.next()
+                self.expect(")", "closing '_Atomic('")
 
     # ---- threads --------------------------------------------------------------------------
     def thread(self):
@@ -442,12 +473,17 @@ class Parser:
         if tok.kind != "ident":
             self.err(tok, "expected an expression, found %s" % describe(tok))
         self.next()
+        if tok.text.startswith("__") and self.at("{"):
+            return self.internal_call(tok)
         if self.at("("):
             return self.call(tok)
         if tok.text in self.th.regs:
             return ir.Reg(pos, name=tok.text)
         if tok.text in self.th.params:
             return ir.Loc(pos, name=tok.text)
+        if tok.text in MEMORY_ORDERS:
+            self.err(tok, "'%s' is a memory order: only the order argument of an atomic_*_explicit() call or of "
+                          "atomic_thread_fence() takes one" % tok.text)
         self.err(tok, "'%s' is neither a register of P%d nor one of its parameters" % (tok.text, self.th.pid))
 
     def call(self, tok):
@@ -461,13 +497,27 @@ class Parser:
         self.expect("(")
         args = []
         while not self.at(")"):
-            args.append(self.expr())
+            k = len(args)
+            if k < len(prim.args) and prim.args[k] == "o":
+                args.append(self.order(prim, prim.args[:k].count("o")))
+            else:
+                args.append(self.expr())
             if not self.at(")"):
                 self.expect(",", "between arguments")
         self.next()
+        if name in C11_OVERLOADS and len(args) == 2 and self.c11_reading(args):
+            prim = C11_OVERLOADS[name]
+        elif name in KERNEL_FORM_UNBOUND and len(args) == 2 and not self.c11_reading(args):
+            self.err(tok, "%s(i, v), the kernel's form, is not bound: only C11's %s(object, value) is" % (name, name))
         if len(args) != len(prim.args):
-            self.err(tok, "%s() takes %d argument%s, given %d" % (name, len(prim.args),
-                                                                  "" if len(prim.args) == 1 else "s", len(args)))
+            norders = prim.args.count("o")
+            missing = ""
+            if norders and len(args) == len(prim.args) - norders:
+                missing = ": its memory order%s (memory_order_...) %s missing" % (
+                    "s" if norders > 1 else "", "are" if norders > 1 else "is")
+            self.err(tok, "%s() takes %d argument%s, given %d%s" % (name, len(prim.args),
+                                                                    "" if len(prim.args) == 1 else "s", len(args),
+                                                                    missing))
         for kind, a in zip(prim.args, args):
             if kind == "l" and not isinstance(a, ir.Deref):
                 line, col = a.pos
@@ -489,6 +539,49 @@ class Parser:
         elif name == "synchronize_rcu" and self.rcu_depth > 0:
             self.err(tok, "synchronize_rcu() inside an RCU read-side critical section would wait for itself")
         return ir.Call(pos, prim=prim, args=args)
+
+    def c11_reading(self, args):
+        """Whether atomic_fetch_add(a, b) is C11's (object, value) rather than
+        the kernel's (value, object): the argument that is a location says,
+        else the test's types (an atomic_int or _Atomic anywhere: C11)."""
+        loc0, loc1 = (isinstance(a, ir.Loc) for a in args)
+        if loc0 != loc1:
+            return loc0
+        return self.c11_types
+
+    def internal_call(self, tok):
+        """herd7's own spelling of a kernel primitive, as its linux.def
+        expands it: __NAME{ANNOTATION}(...)."""
+        self.expect("{")
+        annot = self.ident("an annotation such as 'mb'")
+        self.expect("}", "closing the annotation")
+        name = HERD_INTERNAL.get((tok.text, annot.text))
+        if name is None:
+            self.err(tok, "%s{%s}: herd7's internal form is not supported here; write the kernel primitive it "
+                          "stands for (%s)" % (tok.text, annot.text,
+                                               ", ".join("%s{%s} = %s()" % (k + (v,)) for k, v in HERD_INTERNAL.items())))
+        if not self.at("("):
+            self.err(self.peek(), "expected '(' after %s{%s}, found %s" % (tok.text, annot.text, describe(self.peek())))
+        return self.call(Token(tok.kind, name, tok.line, tok.col))
+
+    def order(self, prim, k):
+        """A C11 memory order argument: one of memory_order_NAME, valid there."""
+        tok = self.peek()
+        pos = (tok.line, tok.col)
+        if tok.kind == "ident" and tok.text in MEMORY_ORDERS:
+            self.next()
+            o = MEMORY_ORDERS[tok.text]
+            allowed = prim.orders[k]
+            if o not in allowed:
+                what = ("the failure order of %s()" % prim.name if k == 1 else "an order of %s()" % prim.name)
+                self.err(tok, "%s is not %s: C11 allows %s there" % (
+                    tok.text, what, ", ".join("memory_order_" + a for a in allowed)))
+            return ir.Order(pos, name=o)
+        if tok.kind == "ident" and tok.text.startswith("memory_order"):
+            self.err(tok, "'%s' is not a memory order: C11 has %s" % (
+                tok.text, ", ".join(sorted(MEMORY_ORDERS, key=lambda m: ORDERS.index(MEMORY_ORDERS[m])))))
+        self.err(tok, "%s(): expected a memory order (memory_order_relaxed, ...) as argument %d, found %s"
+                 % (prim.name, [i for i, a in enumerate(prim.args) if a == "o"][k] + 1, describe(tok)))
 
     # ---- final conditions -----------------------------------------------------------------
     def cond(self, level=-1):
@@ -571,11 +664,27 @@ class Parser:
             if reg.text not in self.t.threads[tid].regs:
                 self.err(reg, "condition: '%s' is not a register of P%d" % (reg.text, tid))
             return ("reg", tid, reg.text), "%d:%s" % (tid, reg.text)
+        if self.at("[") and self.peek(1).kind == "ident" and self.at("]", 2):
+            self.next()	# herd7's [x]: the location x
+            tok = self.peek()
+            self.next()
+            self.next()
+            self.add_loc(tok, tok.text)
+            return ("loc", tok.text), tok.text
         if tok.kind == "ident":
             self.next()
             self.add_loc(tok, tok.text)	# as herd7: a location only the condition names stays 0
             return ("loc", tok.text), tok.text
         self.err(tok, "expected 'N:REGISTER' or a location in the condition, found %s" % describe(tok))
+
+
+# C11's atomic_fetch_OP(object, value) whose kernel namesake takes
+# (value, object) and is not bound: refused, never read the C11 way.
+KERNEL_FORM_UNBOUND = {"atomic_fetch_or", "atomic_fetch_and", "atomic_fetch_xor"}
+
+# herd7's internal forms (its libdir/linux.def expansions) that name a
+# primitive of prims.py, by (name, annotation).
+HERD_INTERNAL = {("__atomic_add_unless", "mb"): "atomic_add_unless"}
 
 
 def render_key(e):

@@ -2,7 +2,8 @@
 """The kernel primitives a litmus thread may call: one row each.
 
 args: one letter per argument: l an lvalue "*p" (the primitive gets p),
-p a pointer, v a value.  c: the C the generators emit, over the set P,
+p a pointer, v a value, o a C11 memory order (memory_order_NAME, given as
+LK_MO_NAME; orders[k] lists those the k-th order argument may be).  c: the C the generators emit, over the set P,
 with {0}, {1}, ... the arguments rendered (pointers as uint64_t *).
 The bindings themselves, per primitive set, are the LK_* macros in
 scenarios/litmus-prims.h.  unsupported: set -> why that set cannot run it
@@ -27,8 +28,9 @@ SET_DESC = {
 
 
 class Prim:
-    def __init__(self, name, args, returns, c, needs=(), unsupported=None):
+    def __init__(self, name, args, returns, c, needs=(), unsupported=None, orders=()):
         self.name, self.args, self.returns, self.c = name, args, returns, c
+        self.orders = list(orders)	# per "o" argument: the orders C11 allows there
         self.needs = set(needs)			# "rcu": threads register with RCU
         self.unsupported = unsupported or {}
 
@@ -101,7 +103,49 @@ def _table():
         for pre in ("", "atomic_"):
             add("%sxchg%s" % (pre, sfx), "pv", True, "LK_RMW_XCHG(P, %s, {0}, {1})" % o)
             add("%scmpxchg%s" % (pre, sfx), "pvv", True, "LK_RMW_CMPXCHG(P, %s, {0}, {1}, {2})" % o)
+    c11(add, t)
     return t
+
+
+# herd7's C11 dialect (its CLexer/CParser and libdir/c11.def): the
+# operation without _explicit is the one with memory_order_seq_cst.
+ORDERS = ["relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"]
+LOAD_ORDERS = ["relaxed", "consume", "acquire", "seq_cst"]	# C11 7.17.7.2
+STORE_ORDERS = ["relaxed", "release", "seq_cst"]		# C11 7.17.7.1
+FAIL_ORDERS = LOAD_ORDERS					# C11 7.17.7.4: no release, no acq_rel
+
+
+# Names both dialects have with other arguments: the kernel's
+# atomic_fetch_add(i, v) and C11's atomic_fetch_add(obj, v).  The parser
+# picks by the arguments (parser.py, Parser.call).
+C11_OVERLOADS = {}
+
+
+def c11(add_kernel, kernel):
+    def add(name, *a, **kw):
+        if name in kernel:
+            C11_OVERLOADS[name] = Prim(name, *a, **kw)
+        else:
+            add_kernel(name, *a, **kw)
+    sc = "LK_MO_SEQ_CST"
+    add("atomic_load_explicit", "po", True, "LK_C11_LOAD(P, {1}, {0})", orders=[LOAD_ORDERS])
+    add("atomic_load", "p", True, "LK_C11_LOAD(P, %s, {0})" % sc)
+    add("atomic_store_explicit", "pvo", False, "LK_C11_STORE(P, {2}, {0}, {1})", orders=[STORE_ORDERS])
+    add("atomic_store", "pv", False, "LK_C11_STORE(P, %s, {0}, {1})" % sc)
+    add("atomic_exchange_explicit", "pvo", True, "LK_C11_XCHG(P, {2}, {0}, {1})", orders=[ORDERS])
+    add("atomic_exchange", "pv", True, "LK_C11_XCHG(P, %s, {0}, {1})" % sc)
+    for op in ("add", "sub", "or", "and", "xor"):
+        add("atomic_fetch_%s_explicit" % op, "pvo", True, "LK_C11_FETCH(P, {2}, %s, {0}, {1})" % op,
+            orders=[ORDERS])
+        add("atomic_fetch_%s" % op, "pv", True, "LK_C11_FETCH(P, %s, %s, {0}, {1})" % (sc, op))
+    # (object, expected, desired): 1 and the store if *object == *expected,
+    # else 0 and *expected = *object.  weak is bound as strong: a spurious
+    # failure is a permission C11 gives, never an obligation.
+    for kind in ("strong", "weak"):
+        add("atomic_compare_exchange_%s_explicit" % kind, "ppvoo", True, "LK_C11_CAS(P, {3}, {4}, {0}, {1}, {2})",
+            orders=[ORDERS, FAIL_ORDERS])
+        add("atomic_compare_exchange_%s" % kind, "ppv", True, "LK_C11_CAS(P, %s, %s, {0}, {1}, {2})" % (sc, sc))
+    add("atomic_thread_fence", "o", False, "LK_C11_FENCE(P, {0})", orders=[ORDERS])
 
 
 PRIMS = _table()
