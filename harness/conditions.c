@@ -60,29 +60,40 @@ void mmt_conditions_sample(struct mmt_conditions *c)
 		c->others_max = others;
 }
 
-static json_t *real_or_null(double v, int known)
+static const struct mmt_field conditions_fields[] = {
+	MMT_FIELD(struct mmt_conditions_report, on_cpu, MMT_F_REAL),
+	MMT_FIELD(struct mmt_conditions_report, cpu_ns_per_op, MMT_F_REAL),
+	MMT_FIELD(struct mmt_conditions_report, others_running, MMT_F_REAL),
+	MMT_FIELD(struct mmt_conditions_report, others_running_max, MMT_F_INT),
+	MMT_FIELD(struct mmt_conditions_report, samples, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_conditions_report, loadavg_before, MMT_F_REAL),
+	MMT_FIELD(struct mmt_conditions_report, loadavg_after, MMT_F_REAL),
+};
+const struct mmt_shape mmt_conditions_shape = MMT_SHAPE(struct mmt_conditions_report, conditions_fields);
+
+static double or_nan(double v, bool known)
 {
-	return known ? json_real(v) : json_null();
+	return known ? v : NAN;
 }
 
-json_t *mmt_conditions_json(const struct mmt_conditions *c, const uint64_t *cpu_ns, const uint64_t *t_begin,
-			    const uint64_t *t_end, unsigned n, uint64_t ops)
+void mmt_conditions_report(const struct mmt_conditions *c, const uint64_t *cpu_ns, const uint64_t *t_begin,
+			   const uint64_t *t_end, unsigned n, uint64_t ops, struct mmt_conditions_report *out)
 {
 	uint64_t cpu = 0, wall = 0;
 	double load_after;
 	unsigned running;
-	int after_known = !read_loadavg(&load_after, &running);
+	bool after_known = !read_loadavg(&load_after, &running);
 
 	for (unsigned i = 0; i < n; i++) {
 		cpu += cpu_ns[i];
 		wall += t_end[i] > t_begin[i] ? t_end[i] - t_begin[i] : 0;
 	}
-	return json_pack("{s:o,s:o,s:o,s:i,s:I,s:o,s:o}",
-			 "on_cpu", real_or_null(wall ? (double)cpu / (double)wall : 0, wall > 0),
-			 "cpu_ns_per_op", real_or_null(ops ? (double)cpu / (double)ops : 0, ops > 0),
-			 "others_running", real_or_null(c->samples ? (double)c->others_sum / (double)c->samples : 0,
-							 c->samples > 0),
-			 "others_running_max", (int)c->others_max, "samples", (json_int_t)c->samples,
-			 "loadavg_before", real_or_null(c->load_before, c->load_before >= 0),
-			 "loadavg_after", real_or_null(load_after, after_known));
+	*out = (struct mmt_conditions_report){
+		.on_cpu = or_nan(wall ? (double)cpu / (double)wall : 0, wall > 0),
+		.cpu_ns_per_op = or_nan(ops ? (double)cpu / (double)ops : 0, ops > 0),
+		.others_running = or_nan(c->samples ? (double)c->others_sum / (double)c->samples : 0, c->samples > 0),
+		.others_running_max = (int)c->others_max, .samples = c->samples,
+		.loadavg_before = or_nan(c->load_before, c->load_before >= 0),
+		.loadavg_after = or_nan(load_after, after_known),
+	};
 }

@@ -9,6 +9,8 @@
 #ifndef MMT_CONDITIONS_H
 #define MMT_CONDITIONS_H
 
+#include "values.h"
+
 #include <jansson.h>
 #include <stdint.h>
 
@@ -28,11 +30,19 @@ void mmt_conditions_begin(struct mmt_conditions *c, unsigned workers);
 /* From the supervisor's loop, while the workers run. */
 void mmt_conditions_sample(struct mmt_conditions *c);
 
-/* {"on_cpu": CPU time over wall time of the workers' loops (1: never off
- * their CPUs), "cpu_ns_per_op", "others_running" (mean other runnable
- * tasks), "others_running_max", "samples", "loadavg_before",
- * "loadavg_after"}.  cpu_ns, t_begin, t_end: per worker. */
-json_t *mmt_conditions_json(const struct mmt_conditions *c, const uint64_t *cpu_ns, const uint64_t *t_begin,
-			    const uint64_t *t_end, unsigned n, uint64_t ops);
+/* What the record says (mmt_conditions_shape): on_cpu, CPU time over
+ * wall time of the workers' loops (1: never off their CPUs),
+ * cpu_ns_per_op, others_running (mean other runnable tasks),
+ * others_running_max, samples, loadavg_before, loadavg_after; NaN: null.
+ * cpu_ns, t_begin, t_end: per worker. */
+struct mmt_conditions_report {
+	double on_cpu, cpu_ns_per_op, others_running;
+	int others_running_max;
+	uint64_t samples;
+	double loadavg_before, loadavg_after;
+};
+extern const struct mmt_shape mmt_conditions_shape;
+void mmt_conditions_report(const struct mmt_conditions *c, const uint64_t *cpu_ns, const uint64_t *t_begin,
+			   const uint64_t *t_end, unsigned n, uint64_t ops, struct mmt_conditions_report *out);
 
 #endif

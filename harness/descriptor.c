@@ -11,9 +11,9 @@
 
 const struct mmt_metric mmt_record_metrics[] = {
 	{ "ops_per_sec", MMT_METRIC_REAL, "ops/s", MMT_BETTER_HIGHER, false,
-	  "operations (the scenario's ops unit) per second of the run" },
+	  "operations (the scenario's ops unit) per second of the run", NULL },
 	{ "ns_per_op", MMT_METRIC_REAL, "ns", MMT_BETTER_LOWER, false,
-	  "wall-clock nanoseconds per operation: the run's elapsed time over its operations" },
+	  "wall-clock nanoseconds per operation: the run's elapsed time over its operations", NULL },
 };
 const unsigned mmt_nr_record_metrics = sizeof(mmt_record_metrics) / sizeof(mmt_record_metrics[0]);
 
@@ -127,8 +127,7 @@ int mmt_metrics_check(const struct mmt_scenario *sc, const json_t *metrics, char
 int mmt_needs_unmet(const struct mmt_scenario *sc, char *why, size_t len)
 {
 	const struct mmt_needs *n = &sc->needs;
-	json_t *config;
-	int unmet = 0;
+	struct mmt_kconfig config;
 
 	if (n->root && !n->root_optional && geteuid() != 0) {
 		snprintf(why, len, "needs root: %s", n->root);
@@ -136,16 +135,15 @@ int mmt_needs_unmet(const struct mmt_scenario *sc, char *why, size_t len)
 	}
 	if (!n->kernel_config)
 		return 0;
-	config = mmt_kernel_config(n->kernel_config);
-	for (const char *const *opt = n->kernel_config; json_is_object(config) && *opt && !unmet; opt++) {
-		const char *val = json_string_value(json_object_get(config, *opt));
+	mmt_kernel_config(n->kernel_config, &config);
+	for (unsigned k = 0; config.found && k < config.n; k++) {
+		const char *val = config.e[k].value;
 
-		if (val && (!strcmp(val, "not set") || !strcmp(val, "n"))) {
-			snprintf(why, len, "needs %s, which this kernel's config (%s) does not set", *opt,
+		if (!strcmp(val, "not set") || !strcmp(val, "n")) {
+			snprintf(why, len, "needs %s, which this kernel's config (%s) does not set", config.e[k].name,
 				 mmt_kernel_config_path());
-			unmet = 1;
+			return 1;
 		}
 	}
-	json_decref(config);
-	return unmet;
+	return 0;
 }

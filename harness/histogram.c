@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "histogram.h"
+#include "values.h"
 
 #include <math.h>
 
@@ -37,4 +38,12 @@ void mmt_hist_merge(struct mmt_hist *dst, const struct mmt_hist *src)
 	for (unsigned i = 0; i < MMT_HIST_BUCKETS; i++)
 		dst->bucket[i] += src->bucket[i];
 	dst->count += src->count;
+}
+
+void mmt_hist_latency(const struct mmt_hist *h, double cycles_per_ns, struct mmt_latency *out)
+{
+	out->count = h->count;
+	out->median = h->count ? mmt_hist_percentile(h, 0.5) / cycles_per_ns : 0;
+	out->p99 = h->count ? mmt_hist_percentile(h, 0.99) / cycles_per_ns : 0;
+	out->p999 = h->count ? mmt_hist_percentile(h, 0.999) / cycles_per_ns : 0;
 }

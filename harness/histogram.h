@@ -38,6 +38,10 @@ static inline void mmt_hist_add(struct mmt_hist *h, uint64_t v)
 
 /* Middle of the bucket holding the p-th fraction (0 < p <= 1) of samples. */
 double mmt_hist_percentile(const struct mmt_hist *h, double p);
+
+struct mmt_latency;
+/* Its median, p99, p999 and count, in ns (values.h's latency). */
+void mmt_hist_latency(const struct mmt_hist *h, double cycles_per_ns, struct mmt_latency *out);
 void mmt_hist_merge(struct mmt_hist *dst, const struct mmt_hist *src);
 
 #endif

@@ -56,16 +56,25 @@ int mmt_integrity_valid(const struct mmt_integrity *in, char *why, size_t len)
 	return 1;
 }
 
-json_t *mmt_integrity_json(const struct mmt_integrity *in)
-{
-	char why[256];
-	int valid = mmt_integrity_valid(in, why, sizeof(why));
-	json_t *pre = json_array();
+static const struct mmt_field integrity_fields[] = {
+	MMT_FIELD(struct mmt_integrity_report, ops, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_integrity_report, overlap_ns, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_integrity_report, requested_ns, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_integrity_report, overrun_ns, MMT_F_SIGNED),
+	MMT_FIELD_COUNTS_AT(struct mmt_integrity_report, preemptions, nr_workers),
+	MMT_FIELD(struct mmt_integrity_report, valid, MMT_F_BOOL),
+	MMT_FIELD(struct mmt_integrity_report, invalid_reason, MMT_F_TEXT),
+};
+const struct mmt_shape mmt_integrity_shape = MMT_SHAPE(struct mmt_integrity_report, integrity_fields);
 
-	for (unsigned i = 0; i < in->nr_workers; i++)
-		json_array_append_new(pre, json_integer((json_int_t)in->preemptions[i]));
-	return json_pack("{s:I,s:I,s:I,s:I,s:o,s:b,s:o}", "ops", (json_int_t)in->ops,
-			 "overlap_ns", (json_int_t)overlap_ns(in), "requested_ns", (json_int_t)in->requested_ns,
-			 "overrun_ns", (json_int_t)overrun_ns(in), "preemptions", pre, "valid", valid,
-			 "invalid_reason", valid ? json_null() : json_string(why));
+void mmt_integrity_report(const struct mmt_integrity *in, struct mmt_integrity_report *out)
+{
+	out->valid = mmt_integrity_valid(in, out->why, sizeof(out->why));
+	out->invalid_reason = out->valid ? NULL : out->why;
+	out->ops = in->ops;
+	out->overlap_ns = overlap_ns(in);
+	out->requested_ns = in->requested_ns;
+	out->overrun_ns = overrun_ns(in);
+	out->preemptions = in->preemptions;
+	out->nr_workers = in->nr_workers;
 }

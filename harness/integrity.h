@@ -12,6 +12,8 @@
 #ifndef MMT_INTEGRITY_H
 #define MMT_INTEGRITY_H
 
+#include "values.h"
+
 #include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,8 +35,19 @@ struct mmt_integrity {
 /* Whether the run is valid; why not, into why ("" when it is). */
 int mmt_integrity_valid(const struct mmt_integrity *in, char *why, size_t len);
 
-/* {"ops", "overlap_ns", "requested_ns", "overrun_ns", "preemptions": [..],
- *  "valid", "invalid_reason"} for the record. */
-json_t *mmt_integrity_json(const struct mmt_integrity *in);
+/* What the record says (mmt_integrity_shape): ops, overlap_ns,
+ * requested_ns, overrun_ns, preemptions (per worker), valid,
+ * invalid_reason (null when valid). */
+struct mmt_integrity_report {
+	uint64_t ops, overlap_ns, requested_ns;
+	int64_t overrun_ns;
+	const uint64_t *preemptions;
+	unsigned nr_workers;
+	bool valid;
+	const char *invalid_reason;	/* why, or NULL */
+	char why[256];
+};
+extern const struct mmt_shape mmt_integrity_shape;
+void mmt_integrity_report(const struct mmt_integrity *in, struct mmt_integrity_report *out);
 
 #endif

@@ -40,39 +40,49 @@ static long long tlb_shootdowns(void)
 	return sum;
 }
 
-json_t *mmt_kstate_counters(const char *const *prefixes)
+static const struct mmt_field kcounter_fields[] = {
+	MMT_FIELD(struct mmt_kcounter, name, MMT_F_CHARS),
+	MMT_FIELD(struct mmt_kcounter, value, MMT_F_SIGNED),
+};
+const struct mmt_shape mmt_kcounters_shape = MMT_SHAPE(struct mmt_kcounter, kcounter_fields);
+
+static void add_counter(struct mmt_kcounters *c, const char *name, int64_t v)
 {
-	json_t *o = json_object();
+	if (c->n < MMT_KCOUNTERS_MAX) {
+		snprintf(c->e[c->n].name, sizeof(c->e[c->n].name), "%.63s", name);
+		c->e[c->n++].value = v;
+	}
+}
+
+void mmt_kstate_counters(const char *const *prefixes, struct mmt_kcounters *out)
+{
 	char name[128];
 	long long v, tlb;
 	FILE *f = fopen("/proc/vmstat", "r");
 
+	out->n = 0;
 	if (f) {
 		while (fscanf(f, "%127s %lld", name, &v) == 2)
 			for (const char *const *p = prefixes; *p; p++)
 				if (!strncmp(name, *p, strlen(*p)))
-					json_object_set_new(o, name, json_integer(v));
+					add_counter(out, name, v);
 		fclose(f);
 	}
 	tlb = tlb_shootdowns();
 	if (tlb >= 0)
-		json_object_set_new(o, "tlb_shootdowns", json_integer(tlb));
-	return o;
+		add_counter(out, "tlb_shootdowns", tlb);
 }
 
-json_t *mmt_kstate_delta(const json_t *before, const json_t *after)
+void mmt_kstate_delta(const struct mmt_kcounters *before, const struct mmt_kcounters *after,
+		      struct mmt_kcounters *delta)
 {
-	json_t *d = json_object();
-	const char *key;
-	json_t *v;
-
-	json_object_foreach((json_t *)after, key, v) {
-		const json_t *b = json_object_get(before, key);
-
-		if (b)
-			json_object_set_new(d, key, json_integer(json_integer_value(v) - json_integer_value(b)));
-	}
-	return d;
+	delta->n = 0;
+	for (unsigned a = 0; a < after->n; a++)
+		for (unsigned b = 0; b < before->n; b++)
+			if (!strcmp(after->e[a].name, before->e[b].name)) {
+				add_counter(delta, after->e[a].name, after->e[a].value - before->e[b].value);
+				break;
+			}
 }
 
 static long long read_tainted(void)
@@ -97,14 +107,32 @@ void mmt_health_begin(struct mmt_kernel_health *h)
 		lseek(h->kmsg_fd, 0, SEEK_END);
 }
 
-json_t *mmt_health_end(struct mmt_kernel_health *h)
+static const struct mmt_field log_line_fields[] = {
+	{ NULL, MMT_F_CHARS, offsetof(struct mmt_log_line, text), NULL, 0 },
+};
+static const struct mmt_shape log_line_shape = MMT_SHAPE(struct mmt_log_line, log_line_fields);
+
+static const struct mmt_field health_fields[] = {
+	MMT_FIELD(struct mmt_health_report, tainted_before, MMT_F_SIGNED),
+	MMT_FIELD(struct mmt_health_report, tainted_after, MMT_F_SIGNED),
+	MMT_FIELD(struct mmt_health_report, log_readable, MMT_F_BOOL),
+	{ "new_log_lines", MMT_F_LIST, offsetof(struct mmt_health_report, lines), &log_line_shape,
+	  offsetof(struct mmt_health_report, nr_lines) },
+	MMT_FIELD(struct mmt_health_report, splat, MMT_F_BOOL),
+};
+const struct mmt_shape mmt_health_shape = MMT_SHAPE(struct mmt_health_report, health_fields);
+
+void mmt_health_end(struct mmt_kernel_health *h, struct mmt_health_report *out)
 {
 	static const char *const bad[] = { "WARNING:", "BUG:", "BUG ", "Oops", "Call Trace",
 					   "general protection", "kernel BUG", NULL };
 	long long tainted = read_tainted();
-	json_t *lines = json_array();
-	bool splat = h->tainted >= 0 && tainted >= 0 && tainted != h->tainted;
 
+	out->tainted_before = h->tainted >= 0 ? h->tainted : MMT_NONE_SIGNED;
+	out->tainted_after = tainted >= 0 ? tainted : MMT_NONE_SIGNED;
+	out->log_readable = h->kmsg_fd >= 0;
+	out->nr_lines = 0;
+	out->splat = h->tainted >= 0 && tainted >= 0 && tainted != h->tainted;
 	if (h->kmsg_fd >= 0) {
 		char rec[8192];
 		ssize_t n;
@@ -120,18 +148,16 @@ json_t *mmt_health_end(struct mmt_kernel_health *h)
 			msg[strcspn(msg, "\n")] = '\0';
 			for (const char *const *b = bad; *b; b++)
 				if (strstr(msg, *b)) {
-					splat = true;
-					if (json_array_size(lines) < 32)
-						json_array_append_new(lines, json_string(msg));
+					out->splat = true;
+					if (out->nr_lines < MMT_HEALTH_LINES)
+						snprintf(out->lines[out->nr_lines++].text, sizeof(out->lines[0].text),
+							 "%.511s", msg);
 					break;
 				}
 		}
 		close(h->kmsg_fd);
+		h->kmsg_fd = -1;
 	}
-	return json_pack("{s:o,s:o,s:b,s:o,s:b}",
-			 "tainted_before", h->tainted >= 0 ? json_integer(h->tainted) : json_null(),
-			 "tainted_after", tainted >= 0 ? json_integer(tainted) : json_null(),
-			 "log_readable", h->kmsg_fd >= 0, "new_log_lines", lines, "splat", splat);
 }
 
 /* Where the running kernel's config is read from: $MMT_KERNEL_CONFIG (a
@@ -152,15 +178,26 @@ const char *mmt_kernel_config_path(void)
 	return path;
 }
 
-json_t *mmt_kernel_config(const char *const *options)
+static const struct mmt_field kconfig_fields[] = {
+	MMT_FIELD(struct mmt_kconfig_option, name, MMT_F_TEXT),
+	MMT_FIELD(struct mmt_kconfig_option, value, MMT_F_CHARS),
+};
+const struct mmt_shape mmt_kconfig_shape = MMT_SHAPE(struct mmt_kconfig_option, kconfig_fields);
+
+void mmt_kernel_config(const char *const *options, struct mmt_kconfig *out)
 {
 	const char *path = mmt_kernel_config_path();
 	size_t plen = strlen(path);
 	char line[512];
 	FILE *f;
 	bool piped = false;
-	json_t *o;
 
+	out->found = false;
+	out->n = 0;
+	for (const char *const *opt = options; *opt && out->n < MMT_KCONFIG_MAX; opt++) {
+		out->e[out->n].name = *opt;
+		snprintf(out->e[out->n++].value, sizeof(out->e[0].value), "not set");
+	}
 	if (plen > 3 && !strcmp(path + plen - 3, ".gz")) {
 		/* gzip from the base system rather than a zlib dependency;
 		 * the path is ours or the user's own variable */
@@ -173,23 +210,16 @@ json_t *mmt_kernel_config(const char *const *options)
 		f = fopen(path, "r");
 	}
 	if (!f)
-		return json_null();
-	o = json_object();
-	for (const char *const *opt = options; *opt; opt++)
-		json_object_set_new(o, *opt, json_string("not set"));
+		return;
 	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
-		for (const char *const *opt = options; *opt; opt++) {
-			size_t n = strlen(*opt);
+		for (unsigned k = 0; k < out->n; k++) {
+			size_t n = strlen(out->e[k].name);
 
-			if (!strncmp(line, *opt, n) && line[n] == '=')
-				json_object_set_new(o, *opt, json_string(line + n + 1));
+			if (!strncmp(line, out->e[k].name, n) && line[n] == '=')
+				snprintf(out->e[k].value, sizeof(out->e[k].value), "%s", line + n + 1);
 		}
 	}
-	if (piped ? pclose(f) != 0 : fclose(f) != 0) {
-		/* A config that could not be read whole says nothing */
-		json_decref(o);
-		return json_null();
-	}
-	return o;
+	/* A config that could not be read whole says nothing */
+	out->found = piped ? pclose(f) == 0 : fclose(f) == 0;
 }

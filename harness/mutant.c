@@ -271,54 +271,76 @@ int mmt_mutant_apply(const char *list, char *err, size_t len)
 	return each_item(list, err, len, apply_one);
 }
 
-json_t *mmt_mutant_snapshot(void)
+static const struct mmt_field switch_fields[] = {
+	MMT_FIELD(struct mmt_mutant_switch, name, MMT_F_CHARS),
+	MMT_FIELD(struct mmt_mutant_switch, on, MMT_F_BOOL),
+	MMT_FIELD(struct mmt_mutant_switch, hits, MMT_F_SIGNED),
+	MMT_FIELD(struct mmt_mutant_switch, window, MMT_F_SIGNED),
+	MMT_FIELD(struct mmt_mutant_switch, reverts, MMT_F_TEXT),
+	MMT_FIELD(struct mmt_mutant_switch, was_on, MMT_F_BOOL),
+};
+static const struct mmt_shape switch_shape = MMT_SHAPE(struct mmt_mutant_switch, switch_fields);
+
+static const struct mmt_field state_fields[] = {
+	MMT_FIELD(struct mmt_mutant_state, patch_version, MMT_F_SIGNED),
+	{ "switches", MMT_F_MAP, offsetof(struct mmt_mutant_state, sw), &switch_shape,
+	  offsetof(struct mmt_mutant_state, n) },
+};
+const struct mmt_shape mmt_mutant_shape = MMT_SHAPE(struct mmt_mutant_state, state_fields);
+
+static int64_t counter(const char *name, const char *suffix)
 {
-	json_t *sw, *doc;
+	char buf[32];
+
+	return read_param(name, suffix, buf, sizeof(buf)) ? MMT_NONE_SIGNED : strtoll(buf, NULL, 10);
+}
+
+void mmt_mutant_snapshot(struct mmt_mutant_state *out)
+{
 	char v[64];
 
-	if (read_param("patch_version", "", v, sizeof(v)))
-		return json_null();
-	sw = json_object();
-	doc = json_pack("{s:I,s:o}", "patch_version", (json_int_t)strtoll(v, NULL, 10), "switches", sw);
+	out->n = 0;
+	out->present = !read_param("patch_version", "", v, sizeof(v));
+	if (!out->present)
+		return;
+	out->patch_version = strtoll(v, NULL, 10);
 	enumerate();
-	for (size_t i = 0; i < nr_mutants; i++) {
-		char on[8], hits[32], win[32], reverts[64];
+	for (size_t i = 0; i < nr_mutants && out->n < MMT_MUTANT_SWITCHES; i++) {
+		struct mmt_mutant_switch *sw = &out->sw[out->n];
+		char on[8];
 
 		if (read_param(mutants[i].name, "", on, sizeof(on)))
 			continue;
-		json_object_set_new(sw, mutants[i].name,
-				    json_pack("{s:b,s:I,s:I,s:o}", "on", on[0] == 'Y' || on[0] == '1',
-					      "hits", read_param(mutants[i].name, "_hits", hits, sizeof(hits)) ?
-						      (json_int_t)-1 : (json_int_t)strtoll(hits, NULL, 10),
-					      "window", read_param(mutants[i].name, "_window", win, sizeof(win)) ?
-						      (json_int_t)-1 : (json_int_t)strtoll(win, NULL, 10),
-					      "reverts", table_field(mutants[i].name, 1, reverts, sizeof(reverts)) ?
-						      json_string(reverts) : json_null()));
+		snprintf(sw->name, sizeof(sw->name), "%s", mutants[i].name);
+		sw->on = on[0] == 'Y' || on[0] == '1';
+		sw->hits = counter(mutants[i].name, "_hits");
+		sw->window = counter(mutants[i].name, "_window");
+		sw->reverts = table_field(mutants[i].name, 1, sw->reverts_text, sizeof(sw->reverts_text)) ?
+				      sw->reverts_text : NULL;
+		sw->was_on = false;
+		out->n++;
 	}
-	return doc;
 }
 
-json_t *mmt_mutant_delta(const json_t *before, const json_t *after)
+static int64_t change(int64_t after, int64_t before, bool known)
 {
-	json_t *d, *sw;
-	const char *name;
-	json_t *a;
+	return !known || after < 0 || before < 0 || after == MMT_NONE_SIGNED || before == MMT_NONE_SIGNED ?
+		       MMT_NONE_SIGNED : after - before;
+}
 
-	if (!json_is_object(before) || !json_is_object(after))
-		return json_null();
-	d = json_deep_copy(after);
-	sw = json_object_get(d, "switches");
-	json_object_foreach(sw, name, a) {
-		json_t *b = json_object_get(json_object_get(before, "switches"), name);
+void mmt_mutant_delta(const struct mmt_mutant_state *before, struct mmt_mutant_state *after)
+{
+	if (!before->present)
+		after->present = false;
+	for (unsigned a = 0; after->present && a < after->n; a++) {
+		struct mmt_mutant_switch *sw = &after->sw[a];
+		const struct mmt_mutant_switch *b = NULL;
 
-		for (int k = 0; k < 2; k++) {
-			const char *key = k ? "window" : "hits";
-			json_int_t va = json_integer_value(json_object_get(a, key));
-			json_int_t vb = json_integer_value(json_object_get(b, key));
-
-			json_object_set_new(a, key, va < 0 || vb < 0 || !b ? json_null() : json_integer(va - vb));
-		}
-		json_object_set_new(a, "was_on", json_boolean(json_is_true(json_object_get(b, "on"))));
+		for (unsigned k = 0; k < before->n && !b; k++)
+			if (!strcmp(before->sw[k].name, sw->name))
+				b = &before->sw[k];
+		sw->hits = change(sw->hits, b ? b->hits : 0, b != NULL);
+		sw->window = change(sw->window, b ? b->window : 0, b != NULL);
+		sw->was_on = b && b->on;
 	}
-	return d;
 }

@@ -9,6 +9,11 @@
 #ifndef MMT_MUTANT_H
 #define MMT_MUTANT_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "values.h"
+
 #include <jansson.h>
 #include <stddef.h>
 
@@ -25,12 +30,31 @@
 int mmt_mutant_check(const char *list, char *err, size_t len);
 int mmt_mutant_apply(const char *list, char *err, size_t len);
 
-/* null on a kernel without the patch; else {"patch_version": N,
- * "switches": {NAME: {"on": bool, "hits": N, "window": N, "reverts": the
- * table's commit or null}}}. */
-json_t *mmt_mutant_snapshot(void);
-/* after with hits and window as deltas from before (null if either is). */
-json_t *mmt_mutant_delta(const json_t *before, const json_t *after);
+/* The mutant kernel's switches and counters (mmt_mutant_shape):
+ * {"patch_version": N, "switches": {NAME: {"on", "hits", "window",
+ * "reverts": the table's commit or null, "was_on"}}}; present false on a
+ * kernel without the patch.  hits and window: MMT_NONE_SIGNED where
+ * unreadable. */
+#define MMT_MUTANT_SWITCHES 32
+struct mmt_mutant_switch {
+	char name[64];
+	bool on;
+	int64_t hits, window;
+	const char *reverts;	/* reverts_text, or NULL */
+	bool was_on;		/* a delta's: on in the snapshot before */
+	char reverts_text[64];
+};
+struct mmt_mutant_state {
+	bool present;
+	int64_t patch_version;
+	struct mmt_mutant_switch sw[MMT_MUTANT_SWITCHES];
+	unsigned n;
+};
+extern const struct mmt_shape mmt_mutant_shape;
+void mmt_mutant_snapshot(struct mmt_mutant_state *out);
+/* after, with hits and window the change since before (MMT_NONE_SIGNED
+ * where either is unknown) and was_on before's. */
+void mmt_mutant_delta(const struct mmt_mutant_state *before, struct mmt_mutant_state *after);
 
 /* The switch of kernel/mutants.tsv's row that names scenario variant as
  * its hunter or its control, into buf; NULL when no row does.  What a

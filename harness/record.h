@@ -65,6 +65,15 @@ void mmt_record_init(struct mmt_record *r, const struct mmt_scenario *sc,
 void mmt_record_set_reason(struct mmt_record *r, const char *reason);
 void mmt_record_set_cpus(struct mmt_record *r, const int *cpus, unsigned n);
 
+/* A struct of that shape as the record has it (a new reference): how
+ * the harness's own parts (integrity, conditions, detection, ...) and
+ * the scenarios' structured metrics are rendered. */
+json_t *mmt_shape_json(const struct mmt_shape *s, const void *obj);
+
+/* A run's metrics as put by verify() (values.h), in the order first put
+ * (a new reference; record-json.c). */
+json_t *mmt_metrics_json(const struct mmt_scenario *sc, const struct mmt_value *values);
+
 /* The record as the results file has it (a new reference). */
 json_t *mmt_record_json(const struct mmt_record *r);
 

@@ -71,11 +71,3 @@ const struct mmt_variant *mmt_variant_find(const struct mmt_scenario *sc, const 
 			return &sc->variants[i];
 	return NULL;
 }
-
-json_t *mmt_json_hex(uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%016llx", (unsigned long long)v);
-	return json_string(buf);
-}

@@ -7,6 +7,7 @@
 #include "conditions.h"
 #include "parse.h"
 #include "placement-track.h"
+#include "record.h"
 #include "sysctl.h"
 #include "timing.h"
 #include "topology.h"
@@ -194,10 +195,15 @@ static void record_integrity(struct mmt_run *run)
 				    .t_end = sync_state.t_end, .preemptions = sync_state.preemptions,
 				    .ops = run->ops, .requested_ns = run->requested_ns };
 
+	struct mmt_integrity_report ir;
+	struct mmt_conditions_report cr;
+
 	run->invalid = !mmt_integrity_valid(&in, run->invalid_reason, sizeof(run->invalid_reason));
-	run->integrity = mmt_integrity_json(&in);
-	run->conditions = mmt_conditions_json(&sync_state.conditions, sync_state.cpu_ns, sync_state.t_begin,
-					      sync_state.t_end, run->nr_workers, run->ops);
+	mmt_integrity_report(&in, &ir);
+	run->integrity = mmt_shape_json(&mmt_integrity_shape, &ir);
+	mmt_conditions_report(&sync_state.conditions, sync_state.cpu_ns, sync_state.t_begin, sync_state.t_end,
+			      run->nr_workers, run->ops, &cr);
+	run->conditions = mmt_shape_json(&mmt_conditions_shape, &cr);
 }
 
 /*
@@ -206,9 +212,24 @@ static void record_integrity(struct mmt_run *run)
  * over the run.  Then the placement split, while the workers' final
  * counts are still there.
  */
+struct detection {
+	uint64_t witnesses;
+	double witnesses_per_sec;
+	uint64_t first_witness_ns, first_witness_iteration;	/* MMT_NONE: none seen */
+};
+
+static const struct mmt_field detection_fields[] = {
+	MMT_FIELD(struct detection, witnesses, MMT_F_COUNT),
+	MMT_FIELD(struct detection, witnesses_per_sec, MMT_F_REAL),
+	MMT_FIELD(struct detection, first_witness_ns, MMT_F_COUNT),
+	MMT_FIELD(struct detection, first_witness_iteration, MMT_F_COUNT),
+};
+static const struct mmt_shape detection_shape = MMT_SHAPE(struct detection, detection_fields);
+
 static void record_harness_figures(struct mmt_run *run)
 {
 	uint64_t first_ns = 0, first_iter = UINT64_MAX, start = UINT64_MAX, witnesses = 0;
+	struct detection det;
 	double secs = (double)run->elapsed_ns / 1e9;
 
 	for (unsigned i = 0; i < run->nr_workers; i++) {
@@ -223,11 +244,12 @@ static void record_harness_figures(struct mmt_run *run)
 	}
 	for (unsigned o = 1; o < run->sc->nr_outcomes; o++)
 		witnesses += run->outcomes[o];
-	run->detection = json_pack("{s:I,s:f,s:o,s:o}", "witnesses", (json_int_t)witnesses,
-		"witnesses_per_sec", secs > 0 ? (double)witnesses / secs : 0.0,
-		"first_witness_ns", first_ns ? json_integer((json_int_t)(first_ns > start ? first_ns - start : 0))
-					     : json_null(),
-		"first_witness_iteration", first_ns ? json_integer((json_int_t)first_iter) : json_null());
+	det = (struct detection){
+		.witnesses = witnesses, .witnesses_per_sec = secs > 0 ? (double)witnesses / secs : 0.0,
+		.first_witness_ns = first_ns ? (first_ns > start ? first_ns - start : 0) : MMT_NONE,
+		.first_witness_iteration = first_ns ? first_iter : MMT_NONE,
+	};
+	run->detection = mmt_shape_json(&detection_shape, &det);
 	if (run->track)
 		run->placement_track = mmt_track_json(run->track, run, run->elapsed_ns);
 	record_integrity(run);
@@ -492,17 +514,30 @@ static void collect(struct mmt_run *run, const pthread_t *threads, struct mmt_ru
 	}
 	out->elapsed_ns = last > first ? last - first : 0;
 	run->elapsed_ns = out->elapsed_ns;
-	run->metrics = json_object();
 	/* Outcomes default to the sum of the workers' own counts; a scenario
 	 * that counts elsewhere overwrites them in verify(). */
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned o = 0; o < MMT_MAX_OUTCOMES; o++)
 			run->outcomes[o] += run->workers[i].outcomes[o];
-	sc->verify(run);
-	/* A metric the descriptor does not declare is a harness bug: no
-	 * reader would know its unit or which way is better. */
-	if (mmt_metrics_check(sc, run->metrics, out->error, sizeof(out->error)))
+	run->values = calloc(sc->nr_metrics ? sc->nr_metrics : 1, sizeof(*run->values));
+	run->values_put = 0;
+	run->values_error[0] = '\0';
+	if (run->values)
+		sc->verify(run);
+	else
+		snprintf(run->values_error, sizeof(run->values_error), "out of memory for %s's metrics", sc->name);
+	/* Rendered now, while what the values point into is the scenario's. */
+	run->metrics = mmt_metrics_json(sc, run->values);
+	mmt_values_free(run);
+	/* A metric the descriptor does not declare, or put as another kind,
+	 * is a harness bug: no reader would know its unit or which way is
+	 * better.  The check of the rendering holds the renderer to the rows. */
+	if (run->values_error[0]) {
+		snprintf(out->error, sizeof(out->error), "%s", run->values_error);
 		out->end = MMT_END_ERROR;
+	} else if (mmt_metrics_check(sc, run->metrics, out->error, sizeof(out->error))) {
+		out->end = MMT_END_ERROR;
+	}
 	record_harness_figures(run);
 }
 

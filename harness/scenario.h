@@ -26,6 +26,7 @@
 
 #include "compiler.h"
 #include "counters.h"
+#include "values.h"
 
 #define MMT_MAX_OUTCOMES 16
 #define MMT_MAX_OPTIONS 16
@@ -118,6 +119,9 @@ struct mmt_metric {
 	enum mmt_better better;
 	bool nullable;		/* null when the run had nothing to say */
 	const char *help;
+	/* OBJECT and LIST: the C struct a row is (values.h); LIST without
+	 * one: a list of counts. */
+	const struct mmt_shape *shape;
 };
 
 const char *mmt_metric_kind_name(enum mmt_metric_kind k);
@@ -261,7 +265,12 @@ struct mmt_run {
 	/* Filled by verify(). */
 	uint64_t ops;
 	uint64_t outcomes[MMT_MAX_OUTCOMES];
-	json_t *metrics;	/* scenario's own numbers, an object */
+	/* The scenario's own numbers, one per row of sc->metrics, put by
+	 * verify() (values.h); a put that breaks its row is kept here. */
+	struct mmt_value *values;
+	unsigned values_put;
+	char values_error[200];
+	json_t *metrics;	/* the runner's rendering of values[] */
 	/* The run did not exercise what it exists to test (e.g. no race
 	 * window was hit): reported INCONCLUSIVE, never as a pass. */
 	bool inconclusive;
@@ -312,9 +321,6 @@ static inline void *mmt_alloc_lines(size_t size)
 	return p;
 }
 
-/* A 64-bit value for results, as a "0x%016llx" string: JSON numbers lose
- * precision above 2^53 in many readers. */
-json_t *mmt_json_hex(uint64_t v);
 
 /* Called by a worker that reached the run's iteration target. */
 void mmt_request_stop(void);

@@ -207,25 +207,24 @@ static void barrier_cost_verify(struct mmt_run *run)
 	double gross = median(p->prim, p->nr_prim), loop = median(p->empty, p->nr_empty);
 
 	run->ops = run->workers[0].ops;
-	json_object_set_new(run->metrics, "chunks", json_integer((json_int_t)p->nr_prim));
-	json_object_set_new(run->metrics, "ops_per_chunk",
-			    json_integer((json_int_t)(run->opt[OPT_CHUNK] * UNROLL)));
-	json_object_set_new(run->metrics, "gross_ns_per_op", json_real(gross));
-	json_object_set_new(run->metrics, "loop_ns_per_op", json_real(loop));
+	mmt_put_count(run, "chunks", p->nr_prim);
+	mmt_put_count(run, "ops_per_chunk", run->opt[OPT_CHUNK] * UNROLL);
+	mmt_put_real(run, "gross_ns_per_op", gross);
+	mmt_put_real(run, "loop_ns_per_op", loop);
 	/* May come out slightly negative for a primitive that costs nothing
 	 * (a compiler barrier): reported as measured, never clamped. */
-	json_object_set_new(run->metrics, "net_ns_per_op", json_real(gross - loop));
+	mmt_put_real(run, "net_ns_per_op", gross - loop);
 }
 
 static const struct mmt_metric metrics[] = {
-	{ "chunks", MMT_METRIC_COUNT, "chunks", MMT_BETTER_NEUTRAL, false, "timed chunks the medians are taken over" },
-	{ "ops_per_chunk", MMT_METRIC_COUNT, "operations", MMT_BETTER_NEUTRAL, false, "primitives per timed chunk" },
+	{ "chunks", MMT_METRIC_COUNT, "chunks", MMT_BETTER_NEUTRAL, false, "timed chunks the medians are taken over", NULL },
+	{ "ops_per_chunk", MMT_METRIC_COUNT, "operations", MMT_BETTER_NEUTRAL, false, "primitives per timed chunk", NULL },
 	{ "gross_ns_per_op", MMT_METRIC_REAL, "ns", MMT_BETTER_NEUTRAL, false,
-	  "median ns per primitive, loop included: moves with the host; net_ns_per_op is the one compared" },
+	  "median ns per primitive, loop included: moves with the host; net_ns_per_op is the one compared", NULL },
 	{ "loop_ns_per_op", MMT_METRIC_REAL, "ns", MMT_BETTER_NEUTRAL, false,
-	  "median ns per iteration of the same loop with no primitive" },
+	  "median ns per iteration of the same loop with no primitive", NULL },
 	{ "net_ns_per_op", MMT_METRIC_REAL, "ns", MMT_BETTER_LOWER, false,
-	  "the primitive's own cost: gross minus loop (may be slightly negative for one that costs nothing)" },
+	  "the primitive's own cost: gross minus loop (may be slightly negative for one that costs nothing)", NULL },
 };
 
 static void barrier_cost_describe(const json_t *run, char *buf, size_t len)

@@ -323,6 +323,7 @@ struct priv {
 	uint64_t mark, end_mark;	/* P0: cycles at the last batch start, at its loop's end */
 	uint64_t wit_seen[LK_NR_SYNC], iters_seen[LK_NR_SYNC];	/* already put in a segment */
 	struct lk_hist hist[LK_MAXT];
+	struct litmus_report *report;	/* verify()'s, for the record */
 };
 
 static const struct lk_test *test_of(const struct mmt_run *run)
@@ -699,20 +700,118 @@ static void outcome_text(const struct lk_test *t, const int64_t *key, char *buf,
 	}
 }
 
+/* ---- the record ----------------------------------------------------------- */
+
+/* What the record says of a run, built by verify() for the renderer. */
+struct sync_row {
+	const char *mode;
+	uint64_t iterations, witnesses;
+	double rate;
+};
+
+struct sample_range {
+	double min, max;
+};
+
+struct segment_report {
+	uint64_t first_batch, batches, calibrated;
+	double one_way_ns;
+	const struct sample_range *sample_ns;	/* NULL: not calibrated */
+	uint64_t period_cycles, userfence_wait_cycles, elapsed_ns, iterations, witnesses;
+	double witnesses_per_sec;
+	uint64_t tsc_late_starts;
+	struct sync_row by_sync[LK_NR_SYNC];
+	unsigned nr_by_sync;
+	struct sample_range range;
+};
+
+struct sync_track_report {
+	const char *period, *userfence_wait;
+	bool measured;
+	uint64_t samples, retunes, outliers;
+	struct segment_report segments[LK_MAXSEG];
+	unsigned nr_segments;
+	const struct segment_report *overflow;	/* NULL: none */
+};
+
+struct outcome_row {
+	char outcome[256];
+	uint64_t count;
+	bool exists;
+};
+
+struct litmus_report {
+	struct sync_track_report track;
+	struct segment_report overflow;
+	struct sync_row by_sync[LK_NR_SYNC];
+	unsigned nr_by_sync;
+	struct outcome_row hist[LK_MAXH];
+	char observation[256];
+};
+
+static const struct mmt_field sync_row_fields[] = {
+	MMT_FIELD(struct sync_row, mode, MMT_F_TEXT),
+	MMT_FIELD(struct sync_row, iterations, MMT_F_COUNT),
+	MMT_FIELD(struct sync_row, witnesses, MMT_F_COUNT),
+	MMT_FIELD(struct sync_row, rate, MMT_F_REAL),
+};
+static const struct mmt_shape sync_row_shape = MMT_SHAPE(struct sync_row, sync_row_fields);
+
+static const struct mmt_field range_fields[] = {
+	MMT_FIELD(struct sample_range, min, MMT_F_REAL),
+	MMT_FIELD(struct sample_range, max, MMT_F_REAL),
+};
+static const struct mmt_shape range_shape = MMT_SHAPE(struct sample_range, range_fields);
+
+static const struct mmt_field segment_fields[] = {
+	MMT_FIELD(struct segment_report, first_batch, MMT_F_COUNT),
+	MMT_FIELD(struct segment_report, batches, MMT_F_COUNT),
+	MMT_FIELD(struct segment_report, calibrated, MMT_F_COUNT),
+	MMT_FIELD(struct segment_report, one_way_ns, MMT_F_REAL),
+	MMT_FIELD_OBJECT(struct segment_report, sample_ns, MMT_F_OBJECT_PTR, range_shape),
+	MMT_FIELD(struct segment_report, period_cycles, MMT_F_COUNT),
+	MMT_FIELD(struct segment_report, userfence_wait_cycles, MMT_F_COUNT),
+	MMT_FIELD(struct segment_report, elapsed_ns, MMT_F_COUNT),
+	MMT_FIELD(struct segment_report, iterations, MMT_F_COUNT),
+	MMT_FIELD(struct segment_report, witnesses, MMT_F_COUNT),
+	MMT_FIELD(struct segment_report, witnesses_per_sec, MMT_F_REAL),
+	MMT_FIELD(struct segment_report, tsc_late_starts, MMT_F_COUNT),
+	MMT_FIELD_LIST(struct segment_report, by_sync, MMT_F_MAP, sync_row_shape, nr_by_sync),
+};
+static const struct mmt_shape segment_shape = MMT_SHAPE(struct segment_report, segment_fields);
+
+static const struct mmt_field track_fields[] = {
+	MMT_FIELD(struct sync_track_report, period, MMT_F_TEXT),
+	MMT_FIELD(struct sync_track_report, userfence_wait, MMT_F_TEXT),
+	MMT_FIELD(struct sync_track_report, measured, MMT_F_BOOL),
+	MMT_FIELD(struct sync_track_report, samples, MMT_F_COUNT),
+	MMT_FIELD(struct sync_track_report, retunes, MMT_F_COUNT),
+	MMT_FIELD(struct sync_track_report, outliers, MMT_F_COUNT),
+	MMT_FIELD_LIST(struct sync_track_report, segments, MMT_F_LIST, segment_shape, nr_segments),
+	MMT_FIELD_OBJECT(struct sync_track_report, overflow, MMT_F_OBJECT_PTR, segment_shape),
+};
+static const struct mmt_shape track_shape = MMT_SHAPE(struct sync_track_report, track_fields);
+
+static const struct mmt_field outcome_fields[] = {
+	MMT_FIELD(struct outcome_row, outcome, MMT_F_CHARS),
+	MMT_FIELD(struct outcome_row, count, MMT_F_COUNT),
+	MMT_FIELD(struct outcome_row, exists, MMT_F_BOOL),
+};
+static const struct mmt_shape outcome_shape = MMT_SHAPE(struct outcome_row, outcome_fields);
+
 /* {mode: {iterations, witnesses, rate}} for the modes that ran. */
-static json_t *by_sync_json(const uint64_t *iters, const uint64_t *wit)
+static unsigned by_sync_rows(const uint64_t *iters, const uint64_t *wit, struct sync_row *rows)
 {
-	json_t *by = json_object();
+	unsigned n = 0;
 
 	for (int s = 0; s < LK_NR_SYNC; s++)
 		if (iters[s])
-			json_object_set_new(by, sync_names[s], json_pack("{s:I,s:I,s:f}", "iterations",
-				(json_int_t)iters[s], "witnesses", (json_int_t)wit[s],
-				"rate", (double)wit[s] / (double)iters[s]));
-	return by;
+			rows[n++] = (struct sync_row){ sync_names[s], iters[s], wit[s],
+						       (double)wit[s] / (double)iters[s] };
+	return n;
 }
 
-static json_t *segment_json(const struct lk_segment *s, double cpn)
+static void segment_report(const struct lk_segment *s, double cpn, struct segment_report *r)
 {
 	uint64_t iters = 0, wit = 0;
 	double secs = (double)s->cycles / cpn / 1e9;
@@ -721,33 +820,38 @@ static json_t *segment_json(const struct lk_segment *s, double cpn)
 		iters += s->iters[m];
 		wit += s->wit[m];
 	}
-	return json_pack("{s:I,s:I,s:I,s:f,s:o,s:I,s:I,s:I,s:I,s:I,s:f,s:I,s:o}",
-		"first_batch", (json_int_t)s->first_batch, "batches", (json_int_t)s->batches,
-		"calibrated", (json_int_t)s->calibrated, "one_way_ns", (double)s->level / cpn,
-		"sample_ns", s->calibrated ? json_pack("{s:f,s:f}", "min", (double)s->sample_min / cpn,
-							"max", (double)s->sample_max / cpn) : json_null(),
-		"period_cycles", (json_int_t)s->period, "userfence_wait_cycles", (json_int_t)s->uf_wait,
-		"elapsed_ns", (json_int_t)((double)s->cycles / cpn), "iterations", (json_int_t)iters,
-		"witnesses", (json_int_t)wit, "witnesses_per_sec", secs > 0 ? (double)wit / secs : 0.0,
-		"tsc_late_starts", (json_int_t)s->late, "by_sync", by_sync_json(s->iters, s->wit));
+	*r = (struct segment_report){
+		.first_batch = s->first_batch, .batches = s->batches, .calibrated = s->calibrated,
+		.one_way_ns = (double)s->level / cpn,
+		.range = { (double)s->sample_min / cpn, (double)s->sample_max / cpn },
+		.period_cycles = s->period, .userfence_wait_cycles = s->uf_wait,
+		.elapsed_ns = (uint64_t)((double)s->cycles / cpn), .iterations = iters, .witnesses = wit,
+		.witnesses_per_sec = secs > 0 ? (double)wit / secs : 0.0, .tsc_late_starts = s->late,
+	};
+	r->sample_ns = s->calibrated ? &r->range : NULL;
+	r->nr_by_sync = by_sync_rows(s->iters, s->wit, r->by_sync);
 }
 
 /* Per segment of batches at one tuned latency: what the loops used and
  * what they found (results/README.md, "litmus metrics"). */
-static json_t *sync_track_json(const struct priv *p, double cpn)
+static void sync_track_report(const struct priv *p, double cpn, struct litmus_report *r)
 {
-	json_t *segs = json_array();
-
 	if (!(cpn > 0))
 		cpn = 1;
+	struct sync_track_report *t = &r->track;
+
 	for (unsigned k = 0; k < p->nseg; k++)
-		json_array_append_new(segs, segment_json(&p->seg[k], cpn));
-	return json_pack("{s:s,s:s,s:b,s:I,s:I,s:I,s:o,s:o}",
-		"period", p->adapt_period ? "adaptive" : "fixed",
-		"userfence_wait", p->adapt_wait ? "adaptive" : "fixed", "measured", p->measure,
-		"samples", (json_int_t)(p->measure ? p->tune.samples + 1 : 0),
-		"retunes", (json_int_t)p->tune.retunes, "outliers", (json_int_t)p->tune.outliers,
-		"segments", segs, "overflow", p->overflow.batches ? segment_json(&p->overflow, cpn) : json_null());
+		segment_report(&p->seg[k], cpn, &t->segments[k]);
+	if (p->overflow.batches)
+		segment_report(&p->overflow, cpn, &r->overflow);
+	t->period = p->adapt_period ? "adaptive" : "fixed";
+	t->userfence_wait = p->adapt_wait ? "adaptive" : "fixed";
+	t->measured = p->measure;
+	t->samples = p->measure ? p->tune.samples + 1 : 0;
+	t->retunes = p->tune.retunes;
+	t->outliers = p->tune.outliers;
+	t->nr_segments = p->nseg;
+	t->overflow = p->overflow.batches ? &r->overflow : NULL;
 }
 
 /* The threads' histograms, into all. */
@@ -781,65 +885,76 @@ static void merge_histograms(const struct priv *p, struct lk_hist *all)
 	}
 }
 
+static void put_metrics(struct mmt_run *run, const struct priv *p, const struct lk_hist *all,
+			const struct litmus_report *r, unsigned nr_hist)
+{
+	uint64_t iters = run->ops, pos = run->outcomes[OUT_POS];
+	double secs = (double)run->elapsed_ns / 1e9;
+
+	mmt_put_text(run, "test", p->test->name);
+	mmt_put_text(run, "file", p->test->file);
+	mmt_put_text(run, "lkmm_result", p->test->result);
+	mmt_put_text(run, "primitives", strrchr(run->variant->name, '/') + 1);
+	mmt_put_text(run, "sync", p->sync_opt == LK_SYNC_ROTATE ? "all" : sync_names[p->sync_opt]);
+	mmt_put_count(run, "stride_lines", run->opt[OPT_STRIDE]);
+	mmt_put_count(run, "batch", p->ctx.batch);
+	mmt_put_count(run, "period_cycles", p->adapt_period ? MMT_NONE : p->ctx.period);
+	mmt_put_count(run, "delay_cycles", p->ctx.delay);
+	mmt_put_count(run, "userfence_delay_cycles", p->ctx.uf_delay);
+	mmt_put_object(run, "sync_track", &r->track);
+	mmt_put_list(run, "histogram", r->hist, nr_hist);
+	mmt_put_count(run, "other_outcomes", all->other);
+	mmt_put_count(run, "filtered_out", all->filtered);
+	mmt_put_count(run, "batches_cut", p->cut);
+	mmt_put_count(run, "witnesses", pos);
+	mmt_put_real(run, "witness_rate", iters ? (double)pos / (double)iters : 0);
+	mmt_put_real(run, "witnesses_per_sec", secs > 0 ? (double)pos / secs : 0);
+	mmt_put_map(run, "by_sync", r->by_sync, r->nr_by_sync);
+	/* Not seen in N independent tries: with 95% confidence the rate is
+	 * below 1 - 0.05^(1/N) (about 3/N). */
+	mmt_put_real(run, "not_seen_rate_below_95", pos || !iters ? NAN : 1.0 - pow(0.05, 1.0 / (double)iters));
+	mmt_put_text(run, "observation", r->observation);
+}
+
 static void litmus_verify(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
 	const struct lk_test *t = p->test;
 	struct lk_hist *all = calloc(1, sizeof(*all));
-	json_t *hist = json_array(), *by;
+	struct litmus_report *r = calloc(1, sizeof(*r));
 	uint64_t iters = 0, pos = 0;
-	double secs = (double)run->elapsed_ns / 1e9;
-	char obs[256];
 
 	/* Every thread has counted its last batch now. */
 	settle(p, &run->workers[0], p->end_mark);
 	for (unsigned k = 1; k < run->nr_workers; k++)
 		run->workers[k].outcomes[OUT_POS] = 0;	/* all in worker 0's */
+	if (!all || !r) {
+		free(all);
+		free(r);
+		snprintf(run->values_error, sizeof(run->values_error), "litmus: out of memory for the record");
+		return;
+	}
 	merge_histograms(p, all);
 	for (unsigned e = 0; e < all->n; e++) {
-		char text[256];
-
-		outcome_text(t, all->e[e].key, text, sizeof(text));
-		json_array_append_new(hist, json_pack("{s:s,s:I,s:b}", "outcome", text, "count",
-						      (json_int_t)all->e[e].count, "exists", all->e[e].pos));
+		outcome_text(t, all->e[e].key, r->hist[e].outcome, sizeof(r->hist[e].outcome));
+		r->hist[e].count = all->e[e].count;
+		r->hist[e].exists = all->e[e].pos;
 	}
 	for (int s = 0; s < LK_NR_SYNC; s++) {
 		iters += all->iters[s];
 		pos += all->wit[s];
 	}
-	by = by_sync_json(all->iters, all->wit);
+	r->nr_by_sync = by_sync_rows(all->iters, all->wit, r->by_sync);
+	sync_track_report(p, run->cycles_per_ns, r);
 	run->ops = iters;
 	run->outcomes[OUT_NEG] = iters - pos;
 	run->outcomes[OUT_POS] = pos;
 	/* litmus7's summary line, for cross-checking against its logs */
-	snprintf(obs, sizeof(obs), "Observation %s %s %llu %llu", t->name,
+	snprintf(r->observation, sizeof(r->observation), "Observation %s %s %llu %llu", t->name,
 		 pos == 0 ? "Never" : pos == iters ? "Always" : "Sometimes",
 		 (unsigned long long)pos, (unsigned long long)(iters - pos));
-	json_object_set_new(run->metrics, "test", json_string(t->name));
-	json_object_set_new(run->metrics, "file", json_string(t->file));
-	json_object_set_new(run->metrics, "lkmm_result", t->result ? json_string(t->result) : json_null());
-	json_object_set_new(run->metrics, "primitives", json_string(strrchr(run->variant->name, '/') + 1));
-	json_object_set_new(run->metrics, "sync", json_string(p->sync_opt == LK_SYNC_ROTATE ? "all" : sync_names[p->sync_opt]));
-	json_object_set_new(run->metrics, "stride_lines", json_integer((json_int_t)run->opt[OPT_STRIDE]));
-	json_object_set_new(run->metrics, "batch", json_integer((json_int_t)p->ctx.batch));
-	json_object_set_new(run->metrics, "period_cycles",
-			    p->adapt_period ? json_null() : json_integer((json_int_t)p->ctx.period));
-	json_object_set_new(run->metrics, "delay_cycles", json_integer((json_int_t)p->ctx.delay));
-	json_object_set_new(run->metrics, "userfence_delay_cycles", json_integer((json_int_t)p->ctx.uf_delay));
-	json_object_set_new(run->metrics, "sync_track", sync_track_json(p, run->cycles_per_ns));
-	json_object_set_new(run->metrics, "histogram", hist);
-	json_object_set_new(run->metrics, "other_outcomes", json_integer((json_int_t)all->other));
-	json_object_set_new(run->metrics, "filtered_out", json_integer((json_int_t)all->filtered));
-	json_object_set_new(run->metrics, "batches_cut", json_integer((json_int_t)p->cut));
-	json_object_set_new(run->metrics, "witnesses", json_integer((json_int_t)pos));
-	json_object_set_new(run->metrics, "witness_rate", json_real(iters ? (double)pos / (double)iters : 0));
-	json_object_set_new(run->metrics, "witnesses_per_sec", json_real(secs > 0 ? (double)pos / secs : 0));
-	json_object_set_new(run->metrics, "by_sync", by);
-	/* Not seen in N independent tries: with 95% confidence the rate is
-	 * below 1 - 0.05^(1/N) (about 3/N). */
-	json_object_set_new(run->metrics, "not_seen_rate_below_95",
-			    pos || !iters ? json_null() : json_real(1.0 - pow(0.05, 1.0 / (double)iters)));
-	json_object_set_new(run->metrics, "observation", json_string(obs));
+	put_metrics(run, p, all, r, all->n);
+	p->report = r;
 	free(all);
 }
 
@@ -849,41 +964,43 @@ static void litmus_cleanup(struct mmt_run *run)
 
 	for (unsigned t = 0; t < LK_MAXT; t++)
 		free(p->ctx.out[t]);
+	free(p->report);
 	free(p);
 	run->priv = NULL;
 }
 
 static const struct mmt_metric metrics[] = {
-	{ "test", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "the litmus test's name" },
-	{ "file", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "the .litmus file it was translated from" },
+	{ "test", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "the litmus test's name", NULL },
+	{ "file", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "the .litmus file it was translated from", NULL },
 	{ "lkmm_result", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, true,
-	  "the test's Result line (the kernel memory model's verdict); null without one" },
-	{ "primitives", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "the primitive set: kernel, kernel-mfence, urcu, c11" },
-	{ "sync", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "how the threads line up each iteration (--sync)" },
-	{ "stride_lines", MMT_METRIC_COUNT, "cache lines", MMT_BETTER_NEUTRAL, false, "cache lines per location (--stride)" },
-	{ "batch", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false, "iterations per batch (--batch)" },
+	  "the test's Result line (the kernel memory model's verdict); null without one", NULL },
+	{ "primitives", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "the primitive set: kernel, kernel-mfence, urcu, c11", NULL },
+	{ "sync", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "how the threads line up each iteration (--sync)", NULL },
+	{ "stride_lines", MMT_METRIC_COUNT, "cache lines", MMT_BETTER_NEUTRAL, false, "cache lines per location (--stride)", NULL },
+	{ "batch", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false, "iterations per batch (--batch)", NULL },
 	{ "period_cycles", MMT_METRIC_COUNT, "cycles", MMT_BETTER_NEUTRAL, true,
-	  "tsc: cycles between iterations when fixed; null when adaptive" },
-	{ "delay_cycles", MMT_METRIC_COUNT, "cycles", MMT_BETTER_NEUTRAL, false, "tsc: random delay bound (--delay)" },
+	  "tsc: cycles between iterations when fixed; null when adaptive", NULL },
+	{ "delay_cycles", MMT_METRIC_COUNT, "cycles", MMT_BETTER_NEUTRAL, false, "tsc: random delay bound (--delay)", NULL },
 	{ "userfence_delay_cycles", MMT_METRIC_COUNT, "cycles", MMT_BETTER_NEUTRAL, false,
-	  "userfence: cycles P0 waits after releasing the others" },
+	  "userfence: cycles P0 waits after releasing the others", NULL },
 	{ "sync_track", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false,
-	  "the line-up's tuning: one-way latency measured, retunes, segments" },
+	  "the line-up's tuning: one-way latency measured, retunes, segments", &track_shape },
 	{ "histogram", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
-	  "every final state seen: outcome, count, whether it satisfies the exists clause" },
+	  "every final state seen: outcome, count, whether it satisfies the exists clause", &outcome_shape },
 	{ "other_outcomes", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false,
-	  "iterations whose final state did not fit the histogram's table" },
+	  "iterations whose final state did not fit the histogram's table", NULL },
 	{ "filtered_out", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false,
-	  "iterations the test's filter clause discarded" },
-	{ "batches_cut", MMT_METRIC_COUNT, "batches", MMT_BETTER_NEUTRAL, false, "batches cut short by the run's end" },
-	{ "witnesses", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false, "iterations whose final state satisfied exists" },
-	{ "witness_rate", MMT_METRIC_REAL, "witnesses/iteration", MMT_BETTER_NEUTRAL, false, "witnesses per iteration" },
+	  "iterations the test's filter clause discarded", NULL },
+	{ "batches_cut", MMT_METRIC_COUNT, "batches", MMT_BETTER_NEUTRAL, false, "batches cut short by the run's end", NULL },
+	{ "witnesses", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false, "iterations whose final state satisfied exists", NULL },
+	{ "witness_rate", MMT_METRIC_REAL, "witnesses/iteration", MMT_BETTER_NEUTRAL, false, "witnesses per iteration", NULL },
 	{ "witnesses_per_sec", MMT_METRIC_REAL, "/s", MMT_BETTER_HIGHER, false,
-	  "witnesses per second: how hard the loop hits an allowed outcome" },
-	{ "by_sync", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "iterations, witnesses and rate per line-up mode" },
+	  "witnesses per second: how hard the loop hits an allowed outcome", NULL },
+	{ "by_sync", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "iterations, witnesses and rate per line-up mode",
+	  &sync_row_shape },
 	{ "not_seen_rate_below_95", MMT_METRIC_REAL, "witnesses/iteration", MMT_BETTER_NEUTRAL, true,
-	  "never seen: the rate is below this with 95% confidence; null once seen" },
-	{ "observation", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "litmus7's Observation line, for cross-checking" },
+	  "never seen: the rate is below this with 95% confidence; null once seen", NULL },
+	{ "observation", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "litmus7's Observation line, for cross-checking", NULL },
 };
 
 static void litmus_describe(const json_t *run, char *buf, size_t len)

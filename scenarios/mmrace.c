@@ -102,14 +102,41 @@ static bool uses_migrator(int v)
 	return v == V_RACE || v == V_RACE_THP || v == V_MIGRATE_AFTER_WALK;
 }
 
+static struct mmr_actor *find_actor(struct mmr_priv *p, const char *name)
+{
+	for (unsigned i = 0; i < p->nr_actors; i++)
+		if (!strcmp(p->actors[i].name, name))
+			return &p->actors[i];
+	return NULL;
+}
+
 static void actor(struct mmr_priv *p, const char *name, bool on, const char *why)
 {
-	json_object_set_new(p->actors, name, on ? json_string("on") : json_pack("{s:s}", "skipped", why));
+	struct mmr_actor *a = find_actor(p, name);
+
+	if (!a && p->nr_actors < MMR_NR_ACTORS) {
+		a = &p->actors[p->nr_actors++];
+		a->name = name;
+	}
+	if (!a)
+		return;
+	snprintf(a->why, sizeof(a->why), "%s", why ? why : "");
+	a->why_off = on ? NULL : a->why;
 }
 
 static bool actor_on(const struct mmr_priv *p, const char *name)
 {
-	return json_is_string(json_object_get(p->actors, name));
+	const struct mmr_actor *a = find_actor((struct mmr_priv *)p, name);
+
+	return a && !a->why_off;
+}
+
+/* Why an actor is off ("" when it is on or unknown). */
+static const char *actor_why_off(const struct mmr_priv *p, const char *name)
+{
+	const struct mmr_actor *a = find_actor((struct mmr_priv *)p, name);
+
+	return a && a->why_off ? a->why_off : "";
 }
 
 /* ---- memory -------------------------------------------------------------- */
@@ -224,7 +251,7 @@ static void choose_actors(struct mmr_priv *p)
 	const bool injected = run->variant->injected;
 	char err[256];
 
-	p->actors = json_object();
+	p->nr_actors = 0;
 	actor(p, "protector", true, NULL);
 	if (!uses_migrator(p->variant))
 		actor(p, "migrator", false, "not with injection");
@@ -316,8 +343,8 @@ static int mmrace_prepare(struct mmt_run *run)
 	find_window_counter(p);
 	if (mmr_install_segv(p))
 		return -1;
-	p->kbefore = mmt_kstate_counters(kprefix);
-	p->mutant_before = mmt_mutant_snapshot();
+	mmt_kstate_counters(kprefix, &p->kbefore);
+	mmt_mutant_snapshot(&p->mutant_before);
 	mmt_health_begin(&p->health);
 	/* Last: the child gets a copy of everything above. */
 	if (actor_on(p, "migrator") && mmr_migrator_start(p, err, sizeof(err))) {
@@ -378,25 +405,112 @@ static void mmrace_worker(struct mmt_worker *w)
 
 /* ---- results ------------------------------------------------------------- */
 
-static json_t *pfn_json(uint64_t pfn)
+/* What the record says of a run, built by verify() for the renderer. */
+struct mmr_mismatch_report {
+	const char *kind;
+	uint64_t page, word, writer, iteration, expected, found;
+	uint64_t pfn_before, pfn_after, pfn_now;	/* MMT_NONE: unknown */
+	int writer_cpu;
+};
+
+struct mmr_line_up {
+	int protector;
+	uint64_t writers[MMR_MAX_WRITERS];
+	unsigned nr_writers;
+	uint64_t migrator;		/* MMT_NONE: no migrator */
+	const char *migrator_shares, *pages_move, *why;
+	char moves[64];
+};
+
+struct mmr_node_moves {
+	char node[16];
+	uint64_t moved;
+};
+
+struct mmr_crash {
+	int writer;
+	uint64_t address;
+};
+
+struct mmr_shmem_kb {
+	int64_t populated, end;
+};
+
+struct mmr_report {
+	struct mmr_line_up line_up;
+	struct mmr_node_moves to[MMR_MAX_NODES];
+	uint64_t cpus[64];
+	struct mmr_crash crash;
+	struct mmr_shmem_kb shmem;
+	struct mmr_mismatch_report mism[MMR_MAX_MISMATCHES];
+	struct mmt_health_report health;
+	struct mmt_kcounters after, delta;
+	struct mmt_mutant_state mutant;
+	struct mmt_kconfig config;
+};
+
+static const struct mmt_field actor_fields[] = {
+	MMT_FIELD(struct mmr_actor, name, MMT_F_TEXT),
+	MMT_FIELD_AS("on", struct mmr_actor, why_off, MMT_F_SWITCH),
+};
+static const struct mmt_shape actor_shape = MMT_SHAPE(struct mmr_actor, actor_fields);
+
+static const struct mmt_field mismatch_fields[] = {
+	MMT_FIELD(struct mmr_mismatch_report, kind, MMT_F_TEXT),
+	MMT_FIELD(struct mmr_mismatch_report, page, MMT_F_COUNT),
+	MMT_FIELD(struct mmr_mismatch_report, word, MMT_F_COUNT),
+	MMT_FIELD(struct mmr_mismatch_report, writer, MMT_F_COUNT),
+	MMT_FIELD(struct mmr_mismatch_report, iteration, MMT_F_COUNT),
+	MMT_FIELD(struct mmr_mismatch_report, expected, MMT_F_HEX),
+	MMT_FIELD(struct mmr_mismatch_report, found, MMT_F_HEX),
+	MMT_FIELD(struct mmr_mismatch_report, pfn_before, MMT_F_COUNT),
+	MMT_FIELD(struct mmr_mismatch_report, pfn_after, MMT_F_COUNT),
+	MMT_FIELD(struct mmr_mismatch_report, pfn_now, MMT_F_COUNT),
+	MMT_FIELD(struct mmr_mismatch_report, writer_cpu, MMT_F_INT),
+};
+static const struct mmt_shape mismatch_shape = MMT_SHAPE(struct mmr_mismatch_report, mismatch_fields);
+
+static const struct mmt_field line_up_fields[] = {
+	MMT_FIELD(struct mmr_line_up, protector, MMT_F_INT),
+	MMT_FIELD_COUNTS(struct mmr_line_up, writers, nr_writers),
+	MMT_FIELD(struct mmr_line_up, migrator, MMT_F_COUNT),
+	MMT_FIELD(struct mmr_line_up, migrator_shares, MMT_F_TEXT),
+	MMT_FIELD(struct mmr_line_up, pages_move, MMT_F_TEXT),
+	MMT_FIELD(struct mmr_line_up, why, MMT_F_TEXT),
+};
+static const struct mmt_shape line_up_shape = MMT_SHAPE(struct mmr_line_up, line_up_fields);
+
+static const struct mmt_field node_moves_fields[] = {
+	MMT_FIELD(struct mmr_node_moves, node, MMT_F_CHARS),
+	MMT_FIELD(struct mmr_node_moves, moved, MMT_F_COUNT),
+};
+static const struct mmt_shape node_moves_shape = MMT_SHAPE(struct mmr_node_moves, node_moves_fields);
+
+static const struct mmt_field crash_fields[] = {
+	MMT_FIELD(struct mmr_crash, writer, MMT_F_INT),
+	MMT_FIELD(struct mmr_crash, address, MMT_F_COUNT),
+};
+static const struct mmt_shape crash_shape = MMT_SHAPE(struct mmr_crash, crash_fields);
+
+static const struct mmt_field shmem_fields[] = {
+	MMT_FIELD(struct mmr_shmem_kb, populated, MMT_F_SIGNED),
+	MMT_FIELD(struct mmr_shmem_kb, end, MMT_F_SIGNED),
+};
+static const struct mmt_shape shmem_shape = MMT_SHAPE(struct mmr_shmem_kb, shmem_fields);
+
+static uint64_t pfn_or_none(uint64_t pfn)
 {
-	return pfn ? json_integer((json_int_t)pfn) : json_null();
+	return pfn ? pfn : MMT_NONE;
 }
 
-static json_t *mismatch_json(const struct mmr_mismatch *m)
+static void mismatch_report(const struct mmr_mismatch *m, struct mmr_mismatch_report *r)
 {
-	return json_pack("{s:s,s:I,s:I,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:i}",
-			 "kind", m->foreign ? "foreign" : "lost", "page", (json_int_t)m->page,
-			 "word", (json_int_t)m->word, "writer", (json_int_t)m->writer,
-			 "iteration", (json_int_t)m->iteration, "expected", mmt_json_hex(m->expected),
-			 "found", mmt_json_hex(m->found), "pfn_before", pfn_json(m->pfn_before),
-			 "pfn_after", pfn_json(m->pfn_after), "pfn_now", pfn_json(m->pfn_now),
-			 "writer_cpu", m->cpu);
-}
-
-static void set_int(json_t *o, const char *k, uint64_t v)
-{
-	json_object_set_new(o, k, json_integer((json_int_t)v));
+	*r = (struct mmr_mismatch_report){
+		.kind = m->foreign ? "foreign" : "lost", .page = m->page, .word = m->word, .writer = m->writer,
+		.iteration = m->iteration, .expected = m->expected, .found = m->found,
+		.pfn_before = pfn_or_none(m->pfn_before), .pfn_after = pfn_or_none(m->pfn_after),
+		.pfn_now = pfn_or_none(m->pfn_now), .writer_cpu = m->cpu,
+	};
 }
 
 static void __attribute__((format(printf, 2, 3))) inconclusive(struct mmt_run *run, const char *fmt, ...)
@@ -451,8 +565,7 @@ static void judge(struct mmt_run *run, struct mmr_priv *p, const char *child_dea
 	else if (run->variant->injected)
 		return;
 	else if (!actor_on(p, "migrator"))
-		inconclusive(run, "migrator skipped: %s",
-			     json_string_value(json_object_get(json_object_get(p->actors, "migrator"), "skipped")));
+		inconclusive(run, "migrator skipped: %s", actor_why_off(p, "migrator"));
 	else if (p->variant == V_RACE_THP && p->thp_kb <= 0)
 		inconclusive(run, "no shmem huge page backed the walk when it was populated (ShmemPmdMapped %ld kB): shmem_enabled must be advise or always",
 			     p->thp_kb);
@@ -470,54 +583,56 @@ static void judge(struct mmt_run *run, struct mmr_priv *p, const char *child_dea
 			     (unsigned long long)p->in_window_no_store, shares_writer(p));
 }
 
-/* The CPUs set in a 64-bit mask, as a JSON array. */
-static json_t *cpu_mask_json(uint64_t mask)
+/* The CPUs set in a 64-bit mask, into cpus; how many. */
+static unsigned cpu_mask_list(uint64_t mask, uint64_t *cpus)
 {
-	json_t *a = json_array();
+	unsigned n = 0;
 
 	for (int cpu = 0; cpu < 64; cpu++)
 		if (mask & (1ull << cpu))
-			json_array_append_new(a, json_integer(cpu));
-	return a;
+			cpus[n++] = (uint64_t)cpu;
+	return n;
 }
 
 /* Who ran where, and which premise the line-up gives up on this machine. */
-static json_t *line_up_json(const struct mmr_priv *p)
+static void line_up(const struct mmr_priv *p, struct mmr_line_up *l)
 {
 	const struct mmt_run *run = p->run;
 	const unsigned n = run->nr_workers;
-	const int mcpu = READ_ONCE(p->ctl->child_cpu);
-	json_t *writers = json_array();
 	const char *shares = migrator_shares(p);
-	char moves[64];
 
-	for (unsigned w = 0; w < p->nwriters; w++)
-		json_array_append_new(writers, json_integer(run->workers[1 + w].cpu));
+	l->protector = run->workers[0].cpu;
+	l->nr_writers = 0;
+	for (unsigned w = 0; w < p->nwriters && w < MMR_MAX_WRITERS; w++)
+		l->writers[l->nr_writers++] = (uint64_t)run->workers[1 + w].cpu;
+	if (!actor_on(p, "migrator")) {
+		l->migrator = MMT_NONE;
+		l->migrator_shares = l->pages_move = NULL;
+		l->why = "no migrator process (actors.migrator says why)";
+		return;
+	}
 	if (p->nodes > 1)
-		snprintf(moves, sizeof(moves), "between %d nodes, each walk to the next", p->nodes);
+		snprintf(l->moves, sizeof(l->moves), "between %d nodes, each walk to the next", p->nodes);
 	else
-		snprintf(moves, sizeof(moves), "to new frames on node %d, the only one", p->node_ids[0]);
-	if (!actor_on(p, "migrator"))
-		return json_pack("{s:i,s:o,s:n,s:n,s:n,s:s}", "protector", run->workers[0].cpu, "writers", writers,
-				 "migrator", "migrator_shares", "pages_move", "why", "no migrator process (actors.migrator says why)");
-	return json_pack("{s:i,s:o,s:i,s:o,s:s,s:s}", "protector", run->workers[0].cpu, "writers", writers,
-			 "migrator", mcpu, "migrator_shares", shares ? json_string(shares) : json_null(),
-			 "pages_move", moves,
-			 "why", n >= 3 && !shares ? "each actor on its own CPU"
-			 : shares && !strcmp(shares, "writer") ? "--migrator-beside-writer 1: a line-up that cannot race"
-			 : "two workers: the migrator moves pages when the walk on its CPU is preempted");
+		snprintf(l->moves, sizeof(l->moves), "to new frames on node %d, the only one", p->node_ids[0]);
+	l->migrator = (uint64_t)READ_ONCE(p->ctl->child_cpu);
+	l->migrator_shares = shares;
+	l->pages_move = l->moves;
+	l->why = n >= 3 && !shares ? "each actor on its own CPU"
+		 : shares && !strcmp(shares, "writer") ? "--migrator-beside-writer 1: a line-up that cannot race"
+		 : "two workers: the migrator moves pages when the walk on its CPU is preempted";
 }
 
 /* The writers' counts, summed. */
 struct writer_totals {
 	uint64_t stores, faults, window, stale, injected, crashes, stuck;
 	uint64_t lost, first_lost_ns, first_lost_iter, moving_stores;
-	json_t *crash;		/* the first crash: writer and address, or null */
+	struct mmr_crash crash;	/* the first crash (crashes > 0): writer and address */
 };
 
 static struct writer_totals sum_writers(struct mmr_priv *p)
 {
-	struct writer_totals t = { .crash = json_null() };
+	struct writer_totals t = { 0 };
 
 	for (unsigned w = 0; w < p->nwriters; w++) {
 		const struct mmr_writer *ws = &p->ws[w];
@@ -537,91 +652,110 @@ static struct writer_totals sum_writers(struct mmr_priv *p)
 			t.first_lost_iter = ws->first_lost_iter;
 		}
 		if (ws->crashed && !t.crashes++)
-			t.crash = json_pack("{s:i,s:I}", "writer", w, "address", (json_int_t)ws->crash_addr);
+			t.crash = (struct mmr_crash){ (int)w, (uint64_t)ws->crash_addr };
 	}
 	return t;
 }
 
 /* What the migrator did: calls, errors, pages moved and where to. */
-static void migrator_metrics(json_t *m, const struct mmr_priv *p)
+static void migrator_metrics(struct mmt_run *run, const struct mmr_priv *p, struct mmr_report *r)
 {
 	const struct mmr_ctl *c = p->ctl;
-	json_t *to = json_object();
+	unsigned n = 0;
 
 	if (!actor_on(p, "migrator")) {
-		json_decref(to);
-		json_object_set_new(m, "pages_moved", json_null());
+		mmt_put_null(run, "pages_moved");
 		return;
 	}
-	set_int(m, "migrate_calls", c->migrate_calls);
-	set_int(m, "migrate_errors", c->migrate_errors);
-	json_object_set_new(m, "migrate_last_error", c->migrate_errors ? json_string(strerror(c->last_errno)) : json_null());
-	json_object_set_new(m, "migrate_mean_us", json_real(p->migrate_ns_ema / 1000));
-	set_int(m, "pages_moved", c->pages_moved);
-	for (int i = 0; p->nodes > 1 && i < p->nodes; i++) {
-		char key[16];
-
-		snprintf(key, sizeof(key), "%d", p->node_ids[i]);
-		set_int(to, key, c->moved_to[i]);
+	mmt_put_count(run, "migrate_calls", c->migrate_calls);
+	mmt_put_count(run, "migrate_errors", c->migrate_errors);
+	mmt_put_text(run, "migrate_last_error", c->migrate_errors ? strerror(c->last_errno) : NULL);
+	mmt_put_real(run, "migrate_mean_us", p->migrate_ns_ema / 1000);
+	mmt_put_count(run, "pages_moved", c->pages_moved);
+	for (int i = 0; p->nodes > 1 && i < p->nodes; i++, n++) {
+		snprintf(r->to[n].node, sizeof(r->to[n].node), "%d", p->node_ids[i]);
+		r->to[n].moved = c->moved_to[i];
 	}
-	json_object_set_new(m, "pages_moved_to_node", to);
+	mmt_put_map(run, "pages_moved_to_node", r->to, n);
 }
 
 /* Whether the race ran: migrations inside the protector's window, with a
  * writer's store while the pages moved. */
-static void window_metrics(json_t *m, const struct mmr_priv *p, const struct writer_totals *t)
+static void window_metrics(struct mmt_run *run, const struct mmr_priv *p, const struct writer_totals *t,
+			   struct mmr_report *r)
 {
-	set_int(m, "migrations_in_window", p->in_window);
-	set_int(m, "migrations_raced", p->raced);
-	set_int(m, "migrations_in_window_writer_on_migrator_cpu", p->in_window_same_cpu);
-	set_int(m, "migrations_in_window_no_store", p->in_window_no_store);
-	set_int(m, "migrations_outside_window", p->outside_window);
-	set_int(m, "stores_while_moving", t->moving_stores);
-	json_object_set_new(m, "migrator_cpus_seen", cpu_mask_json(p->migrator_cpus));
-	json_object_set_new(m, "line_up", line_up_json(p));
-	json_object_set_new(m, "kernel_window_during_migrations",
-			    p->kernel_in_window < 0 || !actor_on(p, "migrator") ? json_null() :
-			    json_integer((json_int_t)p->kernel_in_window));
-	set_int(m, "writer_faults", t->faults);
-	set_int(m, "window_writes", t->window);
-	set_int(m, "compact_calls", p->compact_calls);
-	set_int(m, "victim_checks", p->victim_checks);
+	mmt_put_count(run, "migrations_in_window", p->in_window);
+	mmt_put_count(run, "migrations_raced", p->raced);
+	mmt_put_count(run, "migrations_in_window_writer_on_migrator_cpu", p->in_window_same_cpu);
+	mmt_put_count(run, "migrations_in_window_no_store", p->in_window_no_store);
+	mmt_put_count(run, "migrations_outside_window", p->outside_window);
+	mmt_put_count(run, "stores_while_moving", t->moving_stores);
+	mmt_put_list(run, "migrator_cpus_seen", r->cpus, cpu_mask_list(p->migrator_cpus, r->cpus));
+	line_up(p, &r->line_up);
+	mmt_put_object(run, "line_up", &r->line_up);
+	mmt_put_count(run, "kernel_window_during_migrations",
+		      p->kernel_in_window < 0 || !actor_on(p, "migrator") ? MMT_NONE : (uint64_t)p->kernel_in_window);
+	mmt_put_count(run, "writer_faults", t->faults);
+	mmt_put_count(run, "window_writes", t->window);
+	mmt_put_count(run, "compact_calls", p->compact_calls);
+	mmt_put_count(run, "victim_checks", p->victim_checks);
 }
 
 /* What was found and how soon; what ended the run and what went wrong. */
-static void finding_metrics(json_t *m, struct mmr_priv *p, const struct writer_totals *t, const char *child_death)
+static void finding_metrics(struct mmt_run *run, struct mmr_priv *p, const struct writer_totals *t,
+			    const char *child_death, struct mmr_report *r)
 {
-	json_object_set_new(m, "injected_stale_stores",
-			    p->variant == V_BROKEN_STALE_MAPPING ? json_integer((json_int_t)t->injected) : json_null());
-	json_object_set_new(m, "time_to_first_lost_ms",
-			    t->first_lost_ns ? json_real((double)(t->first_lost_ns - p->start_ns) / 1e6) : json_null());
-	json_object_set_new(m, "iterations_to_first_lost",
-			    t->first_lost_ns ? json_integer((json_int_t)t->first_lost_iter) : json_null());
+	mmt_put_count(run, "injected_stale_stores", p->variant == V_BROKEN_STALE_MAPPING ? t->injected : MMT_NONE);
+	mmt_put_real(run, "time_to_first_lost_ms",
+		     t->first_lost_ns ? (double)(t->first_lost_ns - p->start_ns) / 1e6 : NAN);
+	mmt_put_count(run, "iterations_to_first_lost", t->first_lost_ns ? t->first_lost_iter : MMT_NONE);
 	/* Its own rule (pages raced, walks, ...) or the time bound: the
 	 * harness's duration, or a signal. */
-	json_object_set_new(m, "ended_by", json_string(p->ended_by ? p->ended_by : "duration"));
+	mmt_put_text(run, "ended_by", p->ended_by ? p->ended_by : "duration");
 	if (t->lost)	/* perhaps a loss only the final check found */
 		mmr_note_lost(p);
-	json_object_set_new(m, "raced_to_first_lost",
-			    p->lost_known ? json_integer((json_int_t)p->raced_at_first_lost) : json_null());
-	set_int(m, "wait_timeouts", p->wait_timeouts);
-	json_object_set_new(m, "wait_timeout", p->wait_timeouts ? json_string(p->wait_timeout_what) : json_null());
-	json_object_set_new(m, "migrator_death", child_death ? json_string(child_death) : json_null());
-	if (p->variant == V_RACE_THP)
-		json_object_set_new(m, "shmem_pmd_mapped_kb", json_pack("{s:I,s:I}", "populated", (json_int_t)p->thp_kb,
-									   "end", (json_int_t)shmem_pmd_kb()));
+	mmt_put_count(run, "raced_to_first_lost", p->lost_known ? p->raced_at_first_lost : MMT_NONE);
+	mmt_put_count(run, "wait_timeouts", p->wait_timeouts);
+	mmt_put_text(run, "wait_timeout", p->wait_timeouts ? p->wait_timeout_what : NULL);
+	mmt_put_text(run, "migrator_death", child_death);
+	if (p->variant == V_RACE_THP) {
+		r->shmem = (struct mmr_shmem_kb){ p->thp_kb, shmem_pmd_kb() };
+		mmt_put_object(run, "shmem_pmd_mapped_kb", &r->shmem);
+	}
+}
+
+/* The kernel's side: its mutant counters, health, vmstat and config. */
+static void kernel_metrics(struct mmt_run *run, const struct mmr_priv *p, struct mmr_report *r)
+{
+	static const char *const config[] = { "CONFIG_NUMA_BALANCING", "CONFIG_COMPACTION",
+		"CONFIG_MIGRATION", "CONFIG_TRANSPARENT_HUGEPAGE", "CONFIG_NUMA", NULL };
+
+	mmt_mutant_snapshot(&r->mutant);
+	mmt_mutant_delta(&p->mutant_before, &r->mutant);
+	mmt_put_object(run, "mutant", r->mutant.present ? &r->mutant : NULL);
+	mmt_put_object(run, "kernel_health", &r->health);
+	mmt_kstate_delta(&p->kbefore, &r->after, &r->delta);
+	mmt_put_map(run, "vmstat_delta", r->delta.e, r->delta.n);
+	mmt_kernel_config(config, &r->config);
+	if (r->config.found)
+		mmt_put_map(run, "kernel_config", r->config.e, r->config.n);
+	else
+		mmt_put_null(run, "kernel_config");
 }
 
 static void mmrace_verify(struct mmt_run *run)
 {
 	static const char *const kprefix[] = { "pgmigrate_", "compact_", "numa_", "thp_", "nr_tlb_", NULL };
-	static const char *const config[] = { "CONFIG_NUMA_BALANCING", "CONFIG_COMPACTION",
-		"CONFIG_MIGRATION", "CONFIG_TRANSPARENT_HUGEPAGE", "CONFIG_NUMA", NULL };
 	struct mmr_priv *p = run->priv;
 	const char *child_death = mmr_migrator_stop(p);
+	struct mmr_report *r = calloc(1, sizeof(*r));
 	struct writer_totals t;
-	json_t *m = run->metrics, *mism = json_array(), *health, *after;
 
+	if (!r) {
+		snprintf(run->values_error, sizeof(run->values_error), "mmrace: out of memory for the record");
+		return;
+	}
+	p->report = r;
 	/* The words written since each writer's last check (writers have
 	 * stopped, access is open), and the injector's last old frames. */
 	for (unsigned w = 0; w < p->nwriters; w++)
@@ -634,33 +768,29 @@ static void mmrace_verify(struct mmt_run *run)
 	p->outcomes[OUT_LOST] = t.lost;
 	p->outcomes[OUT_STALE_TLB] = t.stale;
 	p->outcomes[OUT_CRASH] = t.crashes;
-	after = mmt_kstate_counters(kprefix);
-	health = mmt_health_end(&p->health);
-	if (json_is_true(json_object_get(health, "splat")))
+	mmt_kstate_counters(kprefix, &r->after);
+	mmt_health_end(&p->health, &r->health);
+	if (r->health.splat)
 		p->outcomes[OUT_SPLAT] = 1;
 	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
 	run->ops = t.stores;
 	for (unsigned i = 0; i < p->nr_mismatches; i++)
-		json_array_append_new(mism, mismatch_json(&p->mismatch[i]));
+		mismatch_report(&p->mismatch[i], &r->mism[i]);
 
-	json_object_set_new(m, "actors", json_incref(p->actors));
-	set_int(m, "writers", p->nwriters);
-	set_int(m, "hot_pages", p->hot);
-	set_int(m, "walk_pages", p->walk);
-	set_int(m, "iterations", p->iterations);
-	set_int(m, "mprotect_calls", p->mprotect_calls);
-	json_object_set_new(m, "walk_mean_us", json_real(p->walk_ns_ema / 1000));
-	json_object_set_new(m, "guard_us", json_real((double)p->guard_ns / 1000));
-	migrator_metrics(m, p);
-	window_metrics(m, p, &t);
-	finding_metrics(m, p, &t, child_death);
-	json_object_set_new(m, "first_mismatches", mism);
-	json_object_set_new(m, "crash", t.crash);
-	json_object_set_new(m, "mutant", mmt_mutant_delta(p->mutant_before, mmt_mutant_snapshot()));
-	json_object_set_new(m, "kernel_health", health);
-	json_object_set_new(m, "vmstat_delta", mmt_kstate_delta(p->kbefore, after));
-	json_object_set_new(m, "kernel_config", mmt_kernel_config(config));
-	json_decref(after);
+	mmt_put_map(run, "actors", p->actors, p->nr_actors);
+	mmt_put_count(run, "writers", p->nwriters);
+	mmt_put_count(run, "hot_pages", p->hot);
+	mmt_put_count(run, "walk_pages", p->walk);
+	mmt_put_count(run, "iterations", p->iterations);
+	mmt_put_count(run, "mprotect_calls", p->mprotect_calls);
+	mmt_put_real(run, "walk_mean_us", p->walk_ns_ema / 1000);
+	mmt_put_real(run, "guard_us", (double)p->guard_ns / 1000);
+	migrator_metrics(run, p, r);
+	window_metrics(run, p, &t, r);
+	finding_metrics(run, p, &t, child_death, r);
+	mmt_put_list(run, "first_mismatches", r->mism, p->nr_mismatches);
+	mmt_put_object(run, "crash", t.crashes ? &t.crash : NULL);
+	kernel_metrics(run, p, r);
 
 	/* Findings are conclusive by themselves. */
 	if (!t.lost && !p->outcomes[OUT_FOREIGN] && !t.stale && !t.crashes)
@@ -685,9 +815,7 @@ static void mmrace_cleanup(struct mmt_run *run)
 	free(p->ws);
 	if (p->ctl)
 		munmap(p->ctl, sizeof(*p->ctl));
-	json_decref(p->actors);
-	json_decref(p->kbefore);
-	json_decref(p->mutant_before);
+	free(p->report);
 	free(p);
 	run->priv = NULL;
 }
@@ -696,25 +824,28 @@ static const char *const sysctls_written[] = { "/proc/sys/kernel/numa_balancing"
 /* move_pages() and NUMA balancing: without them nothing moves a page */
 static const char *const config_needed[] = { "CONFIG_MIGRATION", NULL };
 
-#define COUNT(name, unit, help) { name, MMT_METRIC_COUNT, unit, MMT_BETTER_NEUTRAL, false, help }
-#define MAYBE(name, kind, unit, help) { name, kind, unit, MMT_BETTER_NEUTRAL, true, help }
+#define COUNT(name, unit, help) { name, MMT_METRIC_COUNT, unit, MMT_BETTER_NEUTRAL, false, help, NULL }
+#define MAYBE(name, kind, unit, help) { name, kind, unit, MMT_BETTER_NEUTRAL, true, help, NULL }
+#define SHAPED(name, help, shape) { name, MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, true, help, &(shape) }
 static const struct mmt_metric metrics[] = {
 	{ "actors", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false,
-	  "each actor on, or {\"skipped\": why}: protector, migrator, compactor, numa_balancing, pfn_tracking" },
+	  "each actor on, or {\"skipped\": why}: protector, migrator, compactor, numa_balancing, pfn_tracking",
+	  &actor_shape },
 	COUNT("writers", "threads", "writer threads"),
 	COUNT("hot_pages", "pages", "pages the writers store to and the migrator moves"),
 	COUNT("walk_pages", "pages", "pages in each mprotect walk"),
 	COUNT("iterations", "walks", "mprotect walks (PROT_NONE and back)"),
 	COUNT("mprotect_calls", "calls", "mprotect() calls"),
-	{ "walk_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean mprotect walk (moving average)" },
+	{ "walk_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean mprotect walk (moving average)", NULL },
 	{ "guard_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false,
-	  "calibrated guard between a store's epoch and the protector's announcement" },
+	  "calibrated guard between a store's epoch and the protector's announcement", NULL },
 	COUNT("migrate_calls", "calls", "move_pages() calls (with the migrator on)"),
 	COUNT("migrate_errors", "calls", "move_pages() calls that failed"),
 	MAYBE("migrate_last_error", MMT_METRIC_TEXT, "", "the last move_pages() error; null without one"),
-	{ "migrate_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean move_pages() call (moving average)" },
+	{ "migrate_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean move_pages() call (moving average)", NULL },
 	MAYBE("pages_moved", MMT_METRIC_COUNT, "pages", "pages move_pages() moved; null without the migrator"),
-	{ "pages_moved_to_node", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "pages moved, by target node" },
+	{ "pages_moved_to_node", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "pages moved, by target node",
+	  &node_moves_shape },
 	COUNT("migrations_in_window", "migrations", "migrations inside an mprotect walk"),
 	COUNT("migrations_raced", "migrations",
 	      "migrations inside a walk while a writer on another CPU stored to the page: the race's premise"),
@@ -723,8 +854,8 @@ static const struct mmt_metric metrics[] = {
 	COUNT("migrations_in_window_no_store", "migrations", "in the window, but no store landed while the page moved"),
 	COUNT("migrations_outside_window", "migrations", "migrations with no walk in progress"),
 	COUNT("stores_while_moving", "stores", "stores that completed while their page was being moved"),
-	{ "migrator_cpus_seen", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "CPUs the migrator process ran on" },
-	{ "line_up", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "which actor shares which CPU, and why" },
+	{ "migrator_cpus_seen", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "CPUs the migrator process ran on", NULL },
+	{ "line_up", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "which actor shares which CPU, and why", &line_up_shape },
 	MAYBE("kernel_window_during_migrations", MMT_METRIC_COUNT, "PTEs",
 	      "the mutant kernel's window count (of the switch kernel/mutants.tsv ties to this variant) during migrations; null without it"),
 	COUNT("writer_faults", "faults", "SIGSEGVs the writers took on PROT_NONE pages (each retried)"),
@@ -735,22 +866,27 @@ static const struct mmt_metric metrics[] = {
 	MAYBE("time_to_first_lost_ms", MMT_METRIC_REAL, "ms", "run start to the first lost write; null without one"),
 	MAYBE("iterations_to_first_lost", MMT_METRIC_COUNT, "stores", "the first lost write's store count; null without one"),
 	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
-	  "what ended the run: its own rule (pages raced, ...), the duration, or a signal" },
+	  "what ended the run: its own rule (pages raced, ...), the duration, or a signal", NULL },
 	MAYBE("raced_to_first_lost", MMT_METRIC_COUNT, "migrations", "raced migrations before the first lost write"),
 	COUNT("wait_timeouts", "waits", "bounded waits between actors that gave up"),
 	MAYBE("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
 	MAYBE("migrator_death", MMT_METRIC_TEXT, "", "how the migrator process died, if it did"),
 	{ "shmem_pmd_mapped_kb", MMT_METRIC_OBJECT, "KiB", MMT_BETTER_NEUTRAL, false,
-	  "race-thp: ShmemPmdMapped when populated and at the end" },
-	{ "first_mismatches", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "the first words whose value was wrong" },
-	MAYBE("crash", MMT_METRIC_OBJECT, "", "the first writer that crashed, and where"),
-	MAYBE("mutant", MMT_METRIC_OBJECT, "", "the mutant kernel's counters during the run; null on another kernel"),
-	{ "kernel_health", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "taint and new kernel log lines during the run" },
-	MAYBE("vmstat_delta", MMT_METRIC_OBJECT, "", "migration, compaction, NUMA and TLB counters of /proc/vmstat, as deltas"),
-	MAYBE("kernel_config", MMT_METRIC_OBJECT, "", "the kernel options the race depends on; null when no config is found"),
+	  "race-thp: ShmemPmdMapped when populated and at the end", &shmem_shape },
+	{ "first_mismatches", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "the first words whose value was wrong",
+	  &mismatch_shape },
+	SHAPED("crash", "the first writer that crashed, and where", crash_shape),
+	SHAPED("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
+	{ "kernel_health", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "taint and new kernel log lines during the run",
+	  &mmt_health_shape },
+	SHAPED("vmstat_delta", "migration, compaction, NUMA and TLB counters of /proc/vmstat, as deltas",
+	       mmt_kcounters_shape),
+	SHAPED("kernel_config", "the kernel options the race depends on; null when no config is found",
+	       mmt_kconfig_shape),
 };
 #undef COUNT
 #undef MAYBE
+#undef SHAPED
 
 static long long metric_int(const json_t *m, const char *name)
 {

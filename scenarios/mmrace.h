@@ -17,6 +17,7 @@
 
 #include "compiler.h"
 #include "kstate.h"
+#include "mutant.h"
 #include "scenario.h"
 
 enum mmrace_variant {
@@ -41,6 +42,7 @@ enum { OUT_VERIFIED, OUT_LOST, OUT_FOREIGN, OUT_STALE_TLB, OUT_CRASH, OUT_SPLAT,
 #define MMR_MAX_HOT 512			/* hot pages: 2 MiB, one huge page */
 #define MMR_MAX_MISMATCHES 16
 #define MMR_MAX_NODES 64
+#define MMR_NR_ACTORS 8
 #define MMR_VICTIM_PAGES 64
 
 /* Epoch phases, per protector iteration n: 4n-3 walk running (mprotect to
@@ -147,7 +149,6 @@ struct mmr_priv {
 	bool root, pagemap;
 	int pagemap_fd;
 	pid_t child;
-	json_t *actors;
 	int sysctl_mark;		/* sysctls set before this run's */
 	long thp_kb;			/* race-thp: ShmemPmdMapped once populated */
 	uint64_t guard_ns;		/* a one-walk mprotect of the hot pages alone */
@@ -176,8 +177,17 @@ struct mmr_priv {
 	unsigned nr_mismatches;
 	pthread_mutex_t mismatch_lock;
 	uint64_t start_ns;
-	json_t *kbefore, *mutant_before;
+	struct mmt_kcounters kbefore;
+	struct mmt_mutant_state mutant_before;
 	struct mmt_kernel_health health;
+	/* Each actor on (why_off NULL) or why not, in the order chosen. */
+	struct mmr_actor {
+		const char *name;
+		const char *why_off;	/* NULL or why */
+		char why[200];
+	} actors[MMR_NR_ACTORS];
+	unsigned nr_actors;
+	struct mmr_report *report;	/* verify()'s, for the record */
 };
 
 extern const struct mmt_variant mmr_variants[NR_VARIANTS];

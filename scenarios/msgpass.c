@@ -58,10 +58,18 @@ struct worker_state {
 	struct mismatch mismatch[MAX_MISMATCHES];
 } __mmt_aligned;
 
+/* A mismatch as the record has it. */
+struct mismatch_report {
+	int consumer;
+	uint64_t message, word, expected, found;
+	uint64_t found_message;	/* MMT_NONE unless the word was stale */
+};
+
 struct priv {
 	struct payload_buf *buf[2];
 	unsigned words;
 	uint64_t mix;		/* seed-derived: payload values differ per run */
+	struct mismatch_report *report;	/* verify()'s, for the record */
 	struct worker_state ws[];
 };
 
@@ -224,71 +232,74 @@ static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = { MSGPASS_VARIANT
 
 /* ---- results ------------------------------------------------------------- */
 
-static json_t *latency_json(const struct mmt_hist *h, double cycles_per_ns)
-{
-	if (!h->count)
-		return json_null();
-	return json_pack("{s:f,s:f,s:f,s:I}",
-			 "median", mmt_hist_percentile(h, 0.5) / cycles_per_ns,
-			 "p99", mmt_hist_percentile(h, 0.99) / cycles_per_ns,
-			 "p999", mmt_hist_percentile(h, 0.999) / cycles_per_ns,
-			 "samples", (json_int_t)h->count);
-}
-
-static json_t *mismatch_json(unsigned consumer, const struct mismatch *m, uint64_t mix)
-{
-	return json_pack("{s:i,s:I,s:I,s:o,s:o,s:o}", "consumer", consumer,
-			 "message", (json_int_t)m->message, "word", (json_int_t)m->word,
-			 "expected", mmt_json_hex(m->expected), "found", mmt_json_hex(m->found), "found_message",
-			 m->stale ? json_integer((json_int_t)(((m->found ^ mix) >> 16))) : json_null());
-}
-
 static void msgpass_verify(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
 	struct mmt_hist *seen = calloc(1, sizeof(*seen));
-	json_t *mismatches = json_array();
+	struct mmt_latency rt, pts;
 	uint64_t stale_words = 0;
+	unsigned n = 0;
 
+	p->report = calloc((size_t)run->nr_workers * MAX_MISMATCHES, sizeof(*p->report));
 	for (unsigned c = 1; c < run->nr_workers; c++) {
 		struct worker_state *ws = &p->ws[c];
 
-		mmt_hist_merge(seen, &ws->lat);
+		if (seen)
+			mmt_hist_merge(seen, &ws->lat);
 		stale_words += ws->stale_words;
-		for (unsigned m = 0; m < ws->nr_mismatches; m++)
-			json_array_append_new(mismatches, mismatch_json(c, &ws->mismatch[m], p->mix));
+		for (unsigned k = 0; k < ws->nr_mismatches && p->report; k++) {
+			const struct mismatch *m = &ws->mismatch[k];
+
+			p->report[n++] = (struct mismatch_report){
+				.consumer = (int)c, .message = m->message, .word = m->word, .expected = m->expected,
+				.found = m->found, .found_message = m->stale ? (m->found ^ p->mix) >> 16 : MMT_NONE };
+		}
 	}
 	run->ops = run->workers[0].ops;
-	json_object_set_new(run->metrics, "payload_words", json_integer(p->words));
+	mmt_put_count(run, "payload_words", p->words);
 	if (run->variant == &variants[V_BROKEN_PUBLISH_FIRST])
-		json_object_set_new(run->metrics, "broken_delay", json_integer((json_int_t)run->opt[OPT_BROKEN_DELAY]));
-	json_object_set_new(run->metrics, "round_trip_ns", latency_json(&p->ws[0].lat, run->cycles_per_ns));
+		mmt_put_count(run, "broken_delay", run->opt[OPT_BROKEN_DELAY]);
+	mmt_hist_latency(&p->ws[0].lat, run->cycles_per_ns, &rt);
+	mmt_put_latency(run, "round_trip_ns", &rt);
 	/* Not the probe's one-way (half a one-line round trip): the producer's
 	 * counter just before its publishing store to the consumer's just
 	 * after its load saw it, so one transfer of the token line plus
 	 * the spin that noticed it.  It subtracts counters read on two CPUs:
 	 * only meaningful when the counter is synchronised across them. */
-	json_object_set_new(run->metrics, "publish_to_seen_ns",
-			    mmt_cycles_synchronised() ? latency_json(seen, run->cycles_per_ns)
-						      : json_null());
-	json_object_set_new(run->metrics, "stale_words", json_integer((json_int_t)stale_words));
-	json_object_set_new(run->metrics, "first_mismatches", mismatches);
+	if (seen && mmt_cycles_synchronised()) {
+		mmt_hist_latency(seen, run->cycles_per_ns, &pts);
+		mmt_put_latency(run, "publish_to_seen_ns", &pts);
+	} else {
+		mmt_put_null(run, "publish_to_seen_ns");
+	}
+	mmt_put_count(run, "stale_words", stale_words);
+	mmt_put_list(run, "first_mismatches", p->report, n);
 	free(seen);
 }
 
+static const struct mmt_field mismatch_fields[] = {
+	MMT_FIELD(struct mismatch_report, consumer, MMT_F_INT),
+	MMT_FIELD(struct mismatch_report, message, MMT_F_COUNT),
+	MMT_FIELD(struct mismatch_report, word, MMT_F_COUNT),
+	MMT_FIELD(struct mismatch_report, expected, MMT_F_HEX),
+	MMT_FIELD(struct mismatch_report, found, MMT_F_HEX),
+	MMT_FIELD(struct mismatch_report, found_message, MMT_F_COUNT),
+};
+static const struct mmt_shape mismatch_shape = MMT_SHAPE(struct mismatch_report, mismatch_fields);
+
 static const struct mmt_metric metrics[] = {
 	{ "payload_words", MMT_METRIC_COUNT, "words", MMT_BETTER_NEUTRAL, false,
-	  "64-bit words per message (--payload-words)" },
+	  "64-bit words per message (--payload-words)", NULL },
 	{ "broken_delay", MMT_METRIC_COUNT, "spins", MMT_BETTER_NEUTRAL, false,
-	  "broken-publish-first only: cpu_relax() spins between publishing and writing the payload" },
+	  "broken-publish-first only: cpu_relax() spins between publishing and writing the payload", NULL },
 	{ "round_trip_ns", MMT_METRIC_LATENCY, "ns", MMT_BETTER_LOWER, true,
-	  "producer's publish to its last acknowledgement: median, p99, p999, samples" },
+	  "producer's publish to its last acknowledgement: median, p99, p999, samples", NULL },
 	{ "publish_to_seen_ns", MMT_METRIC_LATENCY, "ns", MMT_BETTER_NEUTRAL, true,
-	  "producer's counter before publishing to a consumer's after seeing it (null unless the counter is synchronised across CPUs); part of round_trip_ns, which is the one compared" },
+	  "producer's counter before publishing to a consumer's after seeing it (null unless the counter is synchronised across CPUs); part of round_trip_ns, which is the one compared", NULL },
 	{ "stale_words", MMT_METRIC_COUNT, "words", MMT_BETTER_NEUTRAL, false,
-	  "payload words a consumer found from an older message: the witnesses' size" },
+	  "payload words a consumer found from an older message: the witnesses' size", NULL },
 	{ "first_mismatches", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
-	  "the first mismatching words each consumer saw: message, word, expected, found" },
+	  "the first mismatching words each consumer saw: message, word, expected, found", &mismatch_shape },
 };
 
 static void msgpass_describe(const json_t *run, char *buf, size_t len)
@@ -306,6 +317,9 @@ static void msgpass_describe(const json_t *run, char *buf, size_t len)
 
 static void msgpass_cleanup(struct mmt_run *run)
 {
+	struct priv *p = run->priv;
+
+	free(p->report);
 	free(run->priv);
 	run->priv = NULL;
 }

@@ -416,19 +416,25 @@ RING_VARIANTS(AS_WORKER)
 
 static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = { RING_VARIANTS(MMT_X_LOOP) };
 
+static const struct mmt_field first_bad_fields[] = {
+	MMT_FIELD_AS("index", struct priv, first_bad_index, MMT_F_COUNT),
+	MMT_FIELD_AS("found_word0", struct priv, first_bad_found, MMT_F_HEX),
+};
+static const struct mmt_shape first_bad_shape = MMT_SHAPE(struct priv, first_bad_fields);
+
 static const struct mmt_metric metrics[] = {
-	{ "ring_size", MMT_METRIC_COUNT, "slots", MMT_BETTER_NEUTRAL, false, "slots in the ring (--ring-size)" },
+	{ "ring_size", MMT_METRIC_COUNT, "slots", MMT_BETTER_NEUTRAL, false, "slots in the ring (--ring-size)", NULL },
 	{ "batch", MMT_METRIC_COUNT, "items", MMT_BETTER_NEUTRAL, false,
-	  "items written before the head is published (--batch)" },
-	{ "item_bytes", MMT_METRIC_COUNT, "bytes", MMT_BETTER_NEUTRAL, false, "bytes per item" },
+	  "items written before the head is published (--batch)", NULL },
+	{ "item_bytes", MMT_METRIC_COUNT, "bytes", MMT_BETTER_NEUTRAL, false, "bytes per item", NULL },
 	{ "produced", MMT_METRIC_COUNT, "items", MMT_BETTER_NEUTRAL, false,
-	  "items the producer wrote (the run's ops are the consumer's)" },
+	  "items the producer wrote (the run's ops are the consumer's)", NULL },
 	{ "dropped", MMT_METRIC_COUNT, "items", MMT_BETTER_NEUTRAL, false,
-	  "broken-drop only: items the producer skipped on purpose" },
+	  "broken-drop only: items the producer skipped on purpose", NULL },
 	{ "grace_periods", MMT_METRIC_COUNT, "grace periods", MMT_BETTER_NEUTRAL, false,
-	  "urcu-lfq only: synchronize_rcu() calls before nodes were reused" },
+	  "urcu-lfq only: synchronize_rcu() calls before nodes were reused", NULL },
 	{ "first_bad", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false,
-	  "the first item whose sequence or checksum was wrong: index, found_word0" },
+	  "the first item whose sequence or checksum was wrong: index, found_word0", &first_bad_shape },
 };
 
 static void ring_verify(struct mmt_run *run)
@@ -436,17 +442,16 @@ static void ring_verify(struct mmt_run *run)
 	struct priv *p = run->priv;
 
 	run->ops = run->workers[1].ops;
-	json_object_set_new(run->metrics, "ring_size", json_integer((json_int_t)p->size));
-	json_object_set_new(run->metrics, "batch", json_integer((json_int_t)p->batch));
-	json_object_set_new(run->metrics, "item_bytes", json_integer((json_int_t)(p->words * 8)));
-	json_object_set_new(run->metrics, "produced", json_integer((json_int_t)run->workers[0].ops));
+	mmt_put_count(run, "ring_size", p->size);
+	mmt_put_count(run, "batch", p->batch);
+	mmt_put_count(run, "item_bytes", p->words * 8);
+	mmt_put_count(run, "produced", run->workers[0].ops);
 	if (run->variant == &variants[V_DROP])
-		json_object_set_new(run->metrics, "dropped", json_integer((json_int_t)p->dropped));
+		mmt_put_count(run, "dropped", p->dropped);
 	if (run->variant == &variants[V_URCU_LFQ])
-		json_object_set_new(run->metrics, "grace_periods", json_integer((json_int_t)p->grace_periods));
+		mmt_put_count(run, "grace_periods", p->grace_periods);
 	if (p->seen_bad)
-		json_object_set_new(run->metrics, "first_bad", json_pack("{s:I,s:o}", "index",
-			(json_int_t)p->first_bad_index, "found_word0", mmt_json_hex(p->first_bad_found)));
+		mmt_put_object(run, "first_bad", p);
 }
 
 static void ring_describe(const json_t *run, char *buf, size_t len)

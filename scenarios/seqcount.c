@@ -42,11 +42,20 @@ struct reader_state {
 	unsigned first_torn_k;
 } __mmt_aligned;
 
+/* The first torn read, for the record. */
+struct torn_report {
+	int reader;
+	uint64_t word0;
+	int word;
+	uint64_t value;
+};
+
 struct priv {
 	unsigned words;
 	uint64_t interval_cycles;
 	uint64_t writes;
 	struct record *copies;	/* urcu-rcu: two, alternating */
+	struct torn_report torn;
 	pthread_rwlock_t rwlock __mmt_aligned;
 	pthread_spinlock_t spin __mmt_aligned;
 	struct reader_state rs[];
@@ -223,45 +232,53 @@ SEQCOUNT_VARIANTS(AS_WORKER)
 
 static void (*const loops[NR_VARIANTS])(struct mmt_worker *) = { SEQCOUNT_VARIANTS(MMT_X_LOOP) };
 
+static const struct mmt_field torn_fields[] = {
+	MMT_FIELD(struct torn_report, reader, MMT_F_INT),
+	MMT_FIELD(struct torn_report, word0, MMT_F_HEX),
+	MMT_FIELD(struct torn_report, word, MMT_F_INT),
+	MMT_FIELD(struct torn_report, value, MMT_F_HEX),
+};
+static const struct mmt_shape torn_shape = MMT_SHAPE(struct torn_report, torn_fields);
+
 static const struct mmt_metric metrics[] = {
-	{ "readers", MMT_METRIC_COUNT, "threads", MMT_BETTER_NEUTRAL, false, "reader threads (workers but the writer)" },
-	{ "record_words", MMT_METRIC_COUNT, "words", MMT_BETTER_NEUTRAL, false, "64-bit words in the record (--record-words)" },
-	{ "writes", MMT_METRIC_COUNT, "writes", MMT_BETTER_NEUTRAL, false, "records the writer published" },
+	{ "readers", MMT_METRIC_COUNT, "threads", MMT_BETTER_NEUTRAL, false, "reader threads (workers but the writer)", NULL },
+	{ "record_words", MMT_METRIC_COUNT, "words", MMT_BETTER_NEUTRAL, false, "64-bit words in the record (--record-words)", NULL },
+	{ "writes", MMT_METRIC_COUNT, "writes", MMT_BETTER_NEUTRAL, false, "records the writer published", NULL },
 	{ "writes_per_sec", MMT_METRIC_REAL, "/s", MMT_BETTER_NEUTRAL, false,
-	  "the writer's rate, set by --write-interval: the load the readers ran under, not a figure of merit" },
-	{ "retries", MMT_METRIC_COUNT, "reads", MMT_BETTER_NEUTRAL, false, "reads retried because a write overlapped" },
+	  "the writer's rate, set by --write-interval: the load the readers ran under, not a figure of merit", NULL },
+	{ "retries", MMT_METRIC_COUNT, "reads", MMT_BETTER_NEUTRAL, false, "reads retried because a write overlapped", NULL },
 	{ "retry_rate", MMT_METRIC_REAL, "retries/read", MMT_BETTER_NEUTRAL, false,
-	  "retries per completed read: how often the writer got in the way" },
+	  "retries per completed read: how often the writer got in the way", NULL },
 	{ "first_torn", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, true,
-	  "the first torn read: reader, word0, word and value; null when none was seen" },
+	  "the first torn read: reader, word0, word and value; null when none was seen", &torn_shape },
 };
 
 static void seqcount_verify(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
 	uint64_t reads = 0, retries = 0;
-	json_t *torn = json_null();
+	const struct torn_report *torn = NULL;
 
 	for (unsigned r = 1; r < run->nr_workers; r++) {
 		const struct mmt_worker *w = &run->workers[r];
 
 		reads += w->ops;
 		retries += p->rs[r].retries;
-		if (json_is_null(torn) && w->outcomes[OUT_TORN])
-			torn = json_pack("{s:i,s:o,s:i,s:o}", "reader", r, "word0",
-					 mmt_json_hex(p->rs[r].first_torn[0]), "word", p->rs[r].first_torn_k,
-					 "value", mmt_json_hex(p->rs[r].first_torn[1]));
+		if (!torn && w->outcomes[OUT_TORN]) {
+			p->torn = (struct torn_report){ .reader = (int)r, .word0 = p->rs[r].first_torn[0],
+							.word = (int)p->rs[r].first_torn_k,
+							.value = p->rs[r].first_torn[1] };
+			torn = &p->torn;
+		}
 	}
 	run->ops = reads;
-	json_object_set_new(run->metrics, "readers", json_integer(run->nr_workers - 1));
-	json_object_set_new(run->metrics, "record_words", json_integer(p->words));
-	json_object_set_new(run->metrics, "writes", json_integer((json_int_t)p->writes));
-	json_object_set_new(run->metrics, "writes_per_sec",
-			    json_real(run->elapsed_ns ? (double)p->writes * 1e9 / (double)run->elapsed_ns : 0));
-	json_object_set_new(run->metrics, "retries", json_integer((json_int_t)retries));
-	json_object_set_new(run->metrics, "retry_rate",
-			    json_real(reads ? (double)retries / (double)reads : 0));
-	json_object_set_new(run->metrics, "first_torn", torn);
+	mmt_put_count(run, "readers", run->nr_workers - 1);
+	mmt_put_count(run, "record_words", p->words);
+	mmt_put_count(run, "writes", p->writes);
+	mmt_put_real(run, "writes_per_sec", run->elapsed_ns ? (double)p->writes * 1e9 / (double)run->elapsed_ns : 0);
+	mmt_put_count(run, "retries", retries);
+	mmt_put_real(run, "retry_rate", reads ? (double)retries / (double)reads : 0);
+	mmt_put_object(run, "first_torn", torn);
 }
 
 static void seqcount_describe(const json_t *run, char *buf, size_t len)

@@ -3,12 +3,15 @@
  * The descriptors' declarations and their checks: every shipped variant
  * names its family, every ratio-table row holds one variant per family,
  * every metric is declared once; a metric verify() did not declare, or of
- * another kind, is refused by name; a kernel config that says an option
+ * another kind, is refused by name, whether put (values.h) or rendered;
+ * shaped metrics render as their rows say (a list of one row is a list,
+ * a map is keyed by its rows' first field); a kernel config that says an option
  * is off skips, one that cannot be read does not; a scenario may set only
  * the sysctls it declares; mmrace's table detail says in words what its
  * run found.
  */
 #include "descriptor.h"
+#include "record.h"
 #include "scenario.h"
 #include "sysctl.h"
 #include "report.h"
@@ -47,9 +50,9 @@ static void shipped_declarations(void)
 }
 
 static const struct mmt_metric fake_metrics[] = {
-	{ "count", MMT_METRIC_COUNT, "items", MMT_BETTER_NEUTRAL, false, "a count" },
-	{ "rate", MMT_METRIC_REAL, "/s", MMT_BETTER_HIGHER, false, "a rate" },
-	{ "lat", MMT_METRIC_LATENCY, "ns", MMT_BETTER_LOWER, true, "a latency" },
+	{ "count", MMT_METRIC_COUNT, "items", MMT_BETTER_NEUTRAL, false, "a count", NULL },
+	{ "rate", MMT_METRIC_REAL, "/s", MMT_BETTER_HIGHER, false, "a rate", NULL },
+	{ "lat", MMT_METRIC_LATENCY, "ns", MMT_BETTER_LOWER, true, "a latency", NULL },
 };
 static const char *const fake_config[] = { "CONFIG_MMT_FAKE", NULL };
 static const char *const fake_sysctls[] = { "/proc/sys/kernel/numa_balancing", NULL };
@@ -77,6 +80,105 @@ static void metric_checks(void)
 	check("{\"count\": 3.5}", false, "\"count\" is declared count", "a real where a count is declared is refused");
 	check("{\"rate\": null}", false, "\"rate\"", "null where the metric is not nullable is refused");
 	check("{\"lat\": {\"median\": 1}}", false, "\"lat\"", "a latency without its p99 is refused");
+}
+
+struct fake_row {
+	const char *name;
+	uint64_t n;
+	double x;
+	const char *why_off;
+};
+static const struct mmt_field fake_row_fields[] = {
+	MMT_FIELD(struct fake_row, name, MMT_F_TEXT),
+	MMT_FIELD(struct fake_row, n, MMT_F_COUNT),
+	MMT_FIELD(struct fake_row, x, MMT_F_REAL),
+	MMT_FIELD_AS("on", struct fake_row, why_off, MMT_F_SWITCH),
+};
+static const struct mmt_shape fake_row_shape = MMT_SHAPE(struct fake_row, fake_row_fields);
+static const struct mmt_field fake_switch_fields[] = {
+	MMT_FIELD(struct fake_row, name, MMT_F_TEXT),
+	MMT_FIELD_AS("on", struct fake_row, why_off, MMT_F_SWITCH),
+};
+static const struct mmt_shape fake_switch_shape = MMT_SHAPE(struct fake_row, fake_switch_fields);
+static const struct mmt_metric shaped_metrics[] = {
+	{ "count", MMT_METRIC_COUNT, "items", MMT_BETTER_NEUTRAL, true, "a count", NULL },
+	{ "rows", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "rows", &fake_row_shape },
+	{ "one", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, true, "one row", &fake_row_shape },
+	{ "actors", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "keyed", &fake_switch_shape },
+	{ "text", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false, "a text", NULL },
+};
+static const struct mmt_scenario shaped = { .name = "shaped", MMT_TABLE(metrics, shaped_metrics) };
+
+/* A run's values as verify() would leave them, rendered. */
+static char *put_and_render(void (*puts)(struct mmt_run *), char *err, size_t len)
+{
+	struct mmt_value values[ARRAY_SIZE(shaped_metrics)] = { 0 };
+	struct mmt_run run = { .sc = &shaped, .values = values };
+	json_t *m;
+	char *text;
+
+	puts(&run);
+	snprintf(err, len, "%s", run.values_error);
+	m = mmt_metrics_json(&shaped, values);
+	text = json_dumps(m, JSON_COMPACT);
+	json_decref(m);
+	for (unsigned i = 0; i < ARRAY_SIZE(shaped_metrics); i++)
+		if (shaped_metrics[i].kind == MMT_METRIC_TEXT && values[i].state == MMT_VALUE_SET)
+			free((void *)values[i].v.text);
+	return text;
+}
+
+static const struct fake_row fake_rows[] = { { "a", 1, 0.5, NULL }, { "b", MMT_NONE, NAN, "not root" } };
+
+static void puts_good(struct mmt_run *run)
+{
+	char stack_text[16] = "from the stack";
+
+	mmt_put_text(run, "text", stack_text);
+	memset(stack_text, 'x', sizeof(stack_text) - 1);
+	mmt_put_count(run, "count", MMT_NONE);
+	mmt_put_list(run, "rows", fake_rows, 1);
+	mmt_put_object(run, "one", &fake_rows[1]);
+	mmt_put_map(run, "actors", fake_rows, 2);
+}
+
+static void puts_undeclared(struct mmt_run *run)
+{
+	mmt_put_count(run, "count", 1);
+	mmt_put_count(run, "extra", 1);
+}
+
+static void puts_mistyped(struct mmt_run *run)
+{
+	mmt_put_real(run, "count", 1.5);
+}
+
+static void puts_null(struct mmt_run *run)
+{
+	mmt_put_text(run, "text", NULL);
+}
+
+static void value_checks(void)
+{
+	char err[256];
+	char *text = put_and_render(puts_good, err, sizeof(err));
+
+	tap_ok(!err[0] && text && !strcmp(text, "{\"text\":\"from the stack\",\"count\":null,"
+		"\"rows\":[{\"name\":\"a\",\"n\":1,\"x\":0.5,\"on\":\"on\"}],"
+		"\"one\":{\"name\":\"b\",\"n\":null,\"x\":null,\"on\":{\"skipped\":\"not root\"}},"
+		"\"actors\":{\"a\":\"on\",\"b\":{\"skipped\":\"not root\"}}}"),
+	       "typed puts render in the order put: a text copied, nulls, a list of one row, an object, a keyed map (%s)",
+	       text ? text : "nothing");
+	free(text);
+	free(put_and_render(puts_undeclared, err, sizeof(err)));
+	tap_ok(strstr(err, "\"extra\" is not declared") != NULL, "a put of an undeclared metric is refused by name: %s",
+	       err);
+	free(put_and_render(puts_mistyped, err, sizeof(err)));
+	tap_ok(strstr(err, "\"count\" is declared count but was put as a real number") != NULL,
+	       "a put of another kind is refused: %s", err);
+	free(put_and_render(puts_null, err, sizeof(err)));
+	tap_ok(strstr(err, "\"text\" is not declared nullable") != NULL, "a null put where none is allowed is refused: %s",
+	       err);
 }
 
 static void write_file(const char *path, const char *text)
@@ -206,6 +308,7 @@ int main(void)
 		return 1;
 	shipped_declarations();
 	metric_checks();
+	value_checks();
 	needs_checks(top);
 	sysctl_checks(top);
 	mmrace_detail();
