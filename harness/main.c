@@ -172,48 +172,20 @@ static const char *verdict(const struct mmt_scenario *sc, const struct mmt_varia
 	return witnesses ? "allowed, seen" : "allowed, not seen";
 }
 
-static json_t *workers_json(const struct mmt_run *run)
-{
-	json_t *workers = json_array();
-
-	for (unsigned i = 0; i < run->nr_workers; i++) {
-		const struct mmt_worker *w = &run->workers[i];
-
-		json_array_append_new(workers, json_pack("{s:i,s:s,s:i,s:[i,i],s:I}", "id", w->id,
-							 "role", w->role ? w->role : "worker",
-							 "cpu", w->cpu, "cpu_seen", w->cpu_seen_start,
-							 w->cpu_seen_end, "ops", (json_int_t)w->ops));
-	}
-	return workers;
-}
-
-/* The host may move vCPUs mid-run: say so next to the numbers. */
-static json_t *probe_json(json_t *before, json_t *after)
-{
-	double drift = mmt_probe_drift(before, after);
-
-	return json_pack("{s:o,s:o,s:o,s:b}", "before", before, "after", after, "drift",
-			 isnan(drift) ? json_null() : json_real(drift),
-			 "stable", !isnan(drift) && drift <= MMT_PROBE_STABLE_RATIO);
-}
-
 static void fill_measured(struct mmt_record *rec, struct mmt_run *run, const struct mmt_run_outcome *out,
-			  json_t *probe_before, json_t *probe_after)
+			  const struct mmt_probe_set *probe_before, const struct mmt_probe_set *probe_after)
 {
 	const struct mmt_scenario *sc = run->sc;
 
-	rec->histogram = json_object();
-	for (unsigned o = 0; o < sc->nr_outcomes; o++) {
-		json_object_set_new(rec->histogram, sc->outcomes[o], json_integer((json_int_t)run->outcomes[o]));
-		if (o)
-			rec->witnesses += run->outcomes[o];
-	}
+	rec->histogram = mmt_histogram_json(sc, run->outcomes);
+	for (unsigned o = 1; o < sc->nr_outcomes; o++)
+		rec->witnesses += run->outcomes[o];
 	rec->measured = true;
 	rec->mem_node = out->actual_mem_node >= 0 ? out->actual_mem_node : run->mem_node;
 	rec->iterations = run->ops;
 	rec->elapsed_ns = out->elapsed_ns;
-	rec->workers = workers_json(run);
-	rec->probe = probe_json(probe_before, probe_after);
+	rec->workers = mmt_workers_json(run);
+	rec->probe = mmt_probe_json(probe_before, probe_after);
 	rec->metrics = json_incref(run->metrics);
 	rec->detection = run->detection ? json_incref(run->detection) : NULL;
 	rec->placement_track = run->placement_track ? json_incref(run->placement_track) : NULL;
@@ -349,23 +321,25 @@ static const struct mmt_placement *placements_of(const struct mmt_cli *cli, cons
 
 /* The run itself and the probe after it, into rec (probe_before is its). */
 static void execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns, const sigset_t *sigs,
-		    json_t *probe_before, struct totals *tot, struct mmt_record *rec)
+		    struct mmt_probe_set *probe_before, struct totals *tot, struct mmt_record *rec)
 {
 	struct mmt_run_outcome out;
 	struct mmt_probe_status pst;
-	json_t *after;
+	struct mmt_probe_set *after;
 
 	mmt_run_execute(run, cpus, duration_ns, sigs, &out);
 	if (out.end == MMT_END_ERROR || out.end == MMT_END_HUNG) {
 		rec->status = out.end == MMT_END_HUNG ? MMT_STATUS_HUNG : MMT_STATUS_ERROR;
 		mmt_record_set_reason(rec, out.error);
-		json_decref(probe_before);
+		free(probe_before);
 		count(tot, rec, 0);
 		/* Not released: a hung run's workers may still use it. */
 		return;
 	}
 	after = mmt_probe_cpus(cpus, (int)run->nr_workers, sigs, &pst);
 	fill_measured(rec, run, &out, probe_before, after);
+	free(probe_before);
+	free(after);
 	if (pst.end == MMT_PROBE_HUNG) {
 		/* The run's numbers stand; the machine stopped answering after. */
 		rec->status = MMT_STATUS_HUNG;
@@ -390,7 +364,7 @@ static bool do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
 	char reason[256];
 	struct mmt_run run = { 0 };
 	struct mmt_probe_status pst;
-	json_t *before;
+	struct mmt_probe_set *before;
 	int mem_node;
 
 	for (unsigned k = 0; k < sc->nr_options; k++)
@@ -416,7 +390,7 @@ static bool do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
 	before = mmt_probe_cpus(cpus, (int)threads, sigs, &pst);
 	if (pst.end == MMT_PROBE_INTERRUPTED) {
 		/* Nothing ran: no record, as for the runs after the signal. */
-		json_decref(before);
+		free(before);
 		mmt_record_release(rec);
 		tot->runs--;
 		tot->interrupted_sig = pending_signal(sigs);
@@ -426,7 +400,7 @@ static bool do_run(const struct mmt_cli *cli, const struct mmt_topology *topo,
 	if (pst.end == MMT_PROBE_HUNG) {
 		rec->status = MMT_STATUS_HUNG;
 		mmt_record_set_reason(rec, pst.where);
-		json_decref(before);
+		free(before);
 		count(tot, rec, 0);
 		return true;
 	}

@@ -160,13 +160,14 @@ enum mmt_probe_end mmt_probe_pair(int a, int b, struct mmt_probe_pair *out, cons
 	return st->end = end;
 }
 
-json_t *mmt_probe_cpus(const int *cpus, int n, const sigset_t *stop, struct mmt_probe_status *st)
+struct mmt_probe_set *mmt_probe_cpus(const int *cpus, int n, const sigset_t *stop, struct mmt_probe_status *st)
 {
-	json_t *arr = json_array();
+	struct mmt_probe_set *set = calloc(1, sizeof(*set) + (size_t)(n > 8 ? n : n * (n - 1) / 2 + 1) *
+						     sizeof(set->pairs[0]));
 
 	st->end = MMT_PROBE_OK;
 	st->where[0] = '\0';
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; set && i < n; i++) {
 		for (int j = i + 1; j < n; j++) {
 			struct mmt_probe_pair p;
 			enum mmt_probe_end e;
@@ -177,33 +178,25 @@ json_t *mmt_probe_cpus(const int *cpus, int n, const sigset_t *stop, struct mmt_
 				continue;
 			e = mmt_probe_pair(cpus[i], cpus[j], &p, stop, NULL, st);
 			if (e == MMT_PROBE_INTERRUPTED || e == MMT_PROBE_HUNG)
-				return arr;
+				return set;
 			if (e != MMT_PROBE_OK)
 				continue;
-			json_array_append_new(arr, json_pack("{s:[i,i],s:f,s:f,s:i}", "cpus", p.a, p.b,
-							     "round_trip_ns", p.round_trip_ns,
-							     "one_way_ns", p.one_way_ns, "chunks", p.chunks));
+			set->pairs[set->n++] = p;
 		}
 	}
 	st->end = MMT_PROBE_OK;
-	return arr;
+	return set;
 }
 
-double mmt_probe_drift(const json_t *before, const json_t *after)
+double mmt_probe_drift(const struct mmt_probe_set *before, const struct mmt_probe_set *after)
 {
 	double worst = NAN;
-	size_t i;
-	const json_t *b;
 
-	json_array_foreach(before, i, b) {
-		const json_t *a = json_array_get(after, i);
-		double x, y, r;
+	for (unsigned i = 0; before && after && i < before->n && i < after->n; i++) {
+		const struct mmt_probe_pair *b = &before->pairs[i], *a = &after->pairs[i];
+		double x = b->one_way_ns, y = a->one_way_ns, r;
 
-		if (!a || !json_equal(json_object_get(a, "cpus"), json_object_get(b, "cpus")))
-			continue;
-		x = json_number_value(json_object_get(b, "one_way_ns"));
-		y = json_number_value(json_object_get(a, "one_way_ns"));
-		if (x <= 0 || y <= 0)
+		if (a->a != b->a || a->b != b->b || x <= 0 || y <= 0)
 			continue;
 		r = x > y ? x / y : y / x;
 		if (isnan(worst) || r > worst)

@@ -58,15 +58,20 @@ struct mmt_probe_limits {
 enum mmt_probe_end mmt_probe_pair(int a, int b, struct mmt_probe_pair *out, const sigset_t *stop,
 				  const struct mmt_probe_limits *limits, struct mmt_probe_status *st);
 
+/* The pairs one probe measured, in order. */
+struct mmt_probe_set {
+	unsigned n;
+	struct mmt_probe_pair pairs[];
+};
+
 /* Probes the pairs among cpus[0..n) (all pairs up to 8 CPUs, then CPU 0
- * against each other) and returns a JSON array of {"cpus": [a, b],
- * "round_trip_ns", "one_way_ns", "chunks"}; st says whether it was cut
- * short (INTERRUPTED, HUNG) and where. */
-json_t *mmt_probe_cpus(const int *cpus, int n, const sigset_t *stop, struct mmt_probe_status *st);
+ * against each other); st says whether it was cut short (INTERRUPTED,
+ * HUNG) and where.  free() it; NULL only when out of memory. */
+struct mmt_probe_set *mmt_probe_cpus(const int *cpus, int n, const sigset_t *stop, struct mmt_probe_status *st);
 
 /* Largest after/before (or before/after) one-way ratio over the pairs
  * probed on both sides; 1.0 when the CPUs sat the same, NAN if unknown. */
-double mmt_probe_drift(const json_t *before, const json_t *after);
+double mmt_probe_drift(const struct mmt_probe_set *before, const struct mmt_probe_set *after);
 
 /* Drift above this means the host moved the CPUs during the run. */
 #define MMT_PROBE_STABLE_RATIO 1.5

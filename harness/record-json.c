@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "probe.h"
 #include "values.h"
 
 static json_t *hex_json(uint64_t v)
@@ -162,6 +163,56 @@ json_t *mmt_metrics_json(const struct mmt_scenario *sc, const struct mmt_value *
 			if (values[i].seq == seq)
 				json_object_set_new(o, sc->metrics[i].name, value_json(&sc->metrics[i], &values[i]));
 	return o;
+}
+
+/* ---- the harness's parts of a run ---------------------------------------- */
+
+static json_t *pairs_json(const struct mmt_probe_set *set)
+{
+	json_t *arr = json_array();
+
+	for (unsigned i = 0; set && i < set->n; i++) {
+		const struct mmt_probe_pair *p = &set->pairs[i];
+
+		json_array_append_new(arr, json_pack("{s:[i,i],s:f,s:f,s:i}", "cpus", p->a, p->b, "round_trip_ns",
+						     p->round_trip_ns, "one_way_ns", p->one_way_ns, "chunks",
+						     p->chunks));
+	}
+	return arr;
+}
+
+/* The host may move vCPUs mid-run: say so next to the numbers. */
+json_t *mmt_probe_json(const struct mmt_probe_set *before, const struct mmt_probe_set *after)
+{
+	double drift = mmt_probe_drift(before, after);
+
+	return json_pack("{s:o,s:o,s:o,s:b}", "before", pairs_json(before), "after", pairs_json(after), "drift",
+			 isnan(drift) ? json_null() : json_real(drift),
+			 "stable", !isnan(drift) && drift <= MMT_PROBE_STABLE_RATIO);
+}
+
+json_t *mmt_workers_json(const struct mmt_run *run)
+{
+	json_t *workers = json_array();
+
+	for (unsigned i = 0; i < run->nr_workers; i++) {
+		const struct mmt_worker *w = &run->workers[i];
+
+		json_array_append_new(workers, json_pack("{s:i,s:s,s:i,s:[i,i],s:I}", "id", w->id,
+							 "role", w->role ? w->role : "worker",
+							 "cpu", w->cpu, "cpu_seen", w->cpu_seen_start,
+							 w->cpu_seen_end, "ops", (json_int_t)w->ops));
+	}
+	return workers;
+}
+
+json_t *mmt_histogram_json(const struct mmt_scenario *sc, const uint64_t *outcomes)
+{
+	json_t *h = json_object();
+
+	for (unsigned o = 0; o < sc->nr_outcomes; o++)
+		json_object_set_new(h, sc->outcomes[o], json_integer((json_int_t)outcomes[o]));
+	return h;
 }
 
 /* ---- the record ---------------------------------------------------------- */

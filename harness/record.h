@@ -70,6 +70,14 @@ void mmt_record_set_cpus(struct mmt_record *r, const int *cpus, unsigned n);
  * the scenarios' structured metrics are rendered. */
 json_t *mmt_shape_json(const struct mmt_shape *s, const void *obj);
 
+/* The record's parts of a run (new references): the probes around it
+ * ({"before", "after", "drift", "stable"}), its workers, its outcomes by
+ * name. */
+struct mmt_probe_set;
+json_t *mmt_probe_json(const struct mmt_probe_set *before, const struct mmt_probe_set *after);
+json_t *mmt_workers_json(const struct mmt_run *run);
+json_t *mmt_histogram_json(const struct mmt_scenario *sc, const uint64_t *outcomes);
+
 /* A run's metrics as put by verify() (values.h), in the order first put
  * (a new reference; record-json.c). */
 json_t *mmt_metrics_json(const struct mmt_scenario *sc, const struct mmt_value *values);
