@@ -3,6 +3,7 @@
  * its workers ran together, and it ended near the duration asked for. */
 #include "conditions.h"
 #include "integrity.h"
+#include "record.h"
 #include "tap.h"
 
 #define MS 1000000ull
@@ -24,6 +25,7 @@ int main(void)
 	const uint64_t apart_b[] = { 1000 * MS, 3000 * MS }, apart_e[] = { 2000 * MS, 4000 * MS };
 	const uint64_t long_e[] = { 3500 * MS, 3500 * MS };
 	const uint64_t stalled_e[] = { 3500 * MS + 1, 3500 * MS };
+	struct mmt_integrity_report ir;
 	json_t *j;
 
 	tap_ok(judge(2, b2, e2, 1000, 1000 * MS, why) && !why[0], "a run that did work, together, on time: valid");
@@ -36,9 +38,10 @@ int main(void)
 	tap_ok(!judge(2, b2, stalled_e, 1000, 1000 * MS, why) && strstr(why, "stopped or stalled"),
 	       "2.5 s + 1 ns for 1 s: invalid (%s)", why);
 	tap_ok(judge(2, b2, stalled_e, 1000, 0, why), "no duration asked (iterations): no overrun to judge");
-	j = mmt_integrity_json(&(struct mmt_integrity){ .nr_workers = 2, .t_begin = apart_b, .t_end = apart_e,
-							.preemptions = (const uint64_t[]){ 3, 4 }, .ops = 7,
-							.requested_ns = 1000 * MS });
+	mmt_integrity_report(&(struct mmt_integrity){ .nr_workers = 2, .t_begin = apart_b, .t_end = apart_e,
+						      .preemptions = (const uint64_t[]){ 3, 4 }, .ops = 7,
+						      .requested_ns = 1000 * MS }, &ir);
+	j = mmt_shape_json(&mmt_integrity_shape, &ir);
 	tap_ok(json_integer_value(json_object_get(j, "overlap_ns")) == 0 &&
 		       json_integer_value(json_object_get(j, "overrun_ns")) == (json_int_t)(2000 * MS) &&
 		       json_is_false(json_object_get(j, "valid")) &&
@@ -53,6 +56,7 @@ int main(void)
 		unsigned running = 0;
 		struct mmt_conditions c = { .own = 3, .load_before = 0.5, .samples = 4, .others_sum = 6, .others_max = 3 };
 		const uint64_t cpu[2] = { 500000000, 1000000000 }, tb[2] = { 0, 0 }, te[2] = { 1000000000, 1000000000 };
+		struct mmt_conditions_report cr;
 		json_t *cj;
 
 		int rc = mmt_loadavg_parse("0.20 0.18 0.12 3/80 11206\n", &load, &running);
@@ -60,7 +64,8 @@ int main(void)
 		tap_ok(!rc && load == 0.20 && running == 3, "loadavg: 1-minute load and runnable count (%.2f, %u)", load,
 		       running);
 		tap_ok(mmt_loadavg_parse("0.20 0.18", &load, &running) == -1, "loadavg: a short line is refused");
-		cj = mmt_conditions_json(&c, cpu, tb, te, 2, 1000);
+		mmt_conditions_report(&c, cpu, tb, te, 2, 1000, &cr);
+		cj = mmt_shape_json(&mmt_conditions_shape, &cr);
 		tap_ok(json_real_value(json_object_get(cj, "on_cpu")) == 0.75 &&
 			       json_real_value(json_object_get(cj, "others_running")) == 1.5 &&
 			       json_real_value(json_object_get(cj, "cpu_ns_per_op")) == 1500000.0,
