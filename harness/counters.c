@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <fnmatch.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <sched.h>
@@ -619,134 +620,96 @@ static const char *kind_name(enum mmt_event_kind k)
 	return k == MMT_EV_PMU ? "pmu" : k == MMT_EV_SOFTWARE ? "software" : "tracepoint";
 }
 
-static json_t *encoding_json(const struct mmt_event *e)
-{
-	json_t *j = json_pack("{s:s}", "via", e->via[0] ? e->via : "none");
-
-	json_object_set_new(j, "pmu", e->pmu[0] ? json_string(e->pmu) : json_null());
-	json_object_set_new(j, "note", e->via_note[0] ? json_string(e->via_note) : json_null());
-	if (e->ordering)
-		json_object_set_new(j, "role", json_string("ordering"));
-	return j;
-}
-
 /* One event's readings across workers (or CPUs), scaled for multiplexing. */
-struct event_readings {
-	json_t *per, *raw, *enabled, *running;
+struct event_totals {
 	double total, worst;	/* scaled sum; the least time an event ran / was enabled */
 	unsigned counted, failed;
 	int err;		/* an open error, for the reason */
 };
 
-static void read_event(const struct mmt_counters *cs, unsigned n, unsigned i, struct event_readings *r)
+static void read_event(const struct mmt_counters *cs, unsigned n, unsigned i, struct mmt_event_reading *r,
+		       struct event_totals *t)
 {
-	*r = (struct event_readings){ json_array(), json_array(), json_array(), json_array(), 0, 1.0, 0, 0, 0 };
+	*t = (struct event_totals){ 0, 1.0, 0, 0, 0 };
 	for (unsigned k = 0; k < n; k++) {
-		double scaled, ratio;
-		bool opened = !cs[k].err[i] && cs[k].fd[i] != -1;
+		double ratio;
 
 		/* What was read, before scaling: lets a reader redo it. */
-		json_array_append_new(r->raw, opened ? json_integer((json_int_t)cs[k].value[i]) : json_null());
-		json_array_append_new(r->enabled, opened ? json_integer((json_int_t)cs[k].enabled[i]) : json_null());
-		json_array_append_new(r->running, opened ? json_integer((json_int_t)cs[k].running[i]) : json_null());
-		if (!opened) {
-			r->failed++;
-			r->err = cs[k].err[i] ? cs[k].err[i] : r->err;
-			json_array_append_new(r->per, json_null());
+		r[k] = (struct mmt_event_reading){ .opened = !cs[k].err[i] && cs[k].fd[i] != -1,
+						   .raw = cs[k].value[i], .enabled = cs[k].enabled[i],
+						   .running = cs[k].running[i] };
+		if (!r[k].opened) {
+			t->failed++;
+			t->err = cs[k].err[i] ? cs[k].err[i] : t->err;
 			continue;
 		}
-		if (!mmt_counter_scale(cs[k].value[i], cs[k].enabled[i], cs[k].running[i], &scaled, &ratio)) {
-			json_array_append_new(r->per, json_null());
+		r[k].scaled = mmt_counter_scale(cs[k].value[i], cs[k].enabled[i], cs[k].running[i], &r[k].per, &ratio);
+		if (!r[k].scaled)
 			continue;
-		}
-		r->counted++;
-		r->total += scaled;
-		if (ratio < r->worst)
-			r->worst = ratio;
-		json_array_append_new(r->per, json_real(scaled));
+		t->counted++;
+		t->total += r[k].per;
+		if (ratio < t->worst)
+			t->worst = ratio;
 	}
 }
 
-static void drop_readings(struct event_readings *r)
-{
-	json_decref(r->per);
-	json_decref(r->raw);
-	json_decref(r->enabled);
-	json_decref(r->running);
-}
-
-/* An event with no value: "unsupported" or "not-counted", with the reason. */
-static json_t *event_without_value(const struct mmt_event *e, bool system, const char *status, const char *reason)
-{
-	json_t *ev = json_pack("{s:s,s:s,s:s,s:s,s:s,s:n,s:n,s:n}", "name", e->name, "kind", kind_name(e->kind),
-			       "scope", system ? "system" : "thread", "status", status, "reason", reason, "value",
-			       "scaling", "per_op");
-
-	json_object_set_new(ev, "encoding", encoding_json(e));
-	return ev;
-}
-
-static json_t *event_json(const struct mmt_event_set *set, unsigned i, const struct mmt_counters *cs,
-			  unsigned n, const int *cpu_ids, uint64_t ops, double *total_out)
+/* Event i's report; its total into *total_out (-1: none). */
+static int event_report(const struct mmt_event_set *set, unsigned i, const struct mmt_counters *cs, unsigned n,
+			const int *cpu_ids, uint64_t ops, struct mmt_event_report *ev, double *total_out)
 {
 	const struct mmt_event *e = &set->ev[i];
-	bool system = !thread_scope(set, e);
-	struct event_readings r;
-	char reason[400] = "";
-	json_t *ev;
+	struct event_totals t;
 
-	read_event(cs, n, i, &r);
+	*ev = (struct mmt_event_report){ .e = e, .kind = kind_name(e->kind), .system = !thread_scope(set, e),
+					 .n = n, .cpu_ids = cpu_ids, .value = NAN, .scaling = NAN, .per_op = NAN };
 	*total_out = -1;
-	if (e->unsupported[0] || (n && r.failed == n) || !n) {
+	ev->readings = calloc(n ? n : 1, sizeof(*ev->readings));
+	if (!ev->readings)
+		return -1;
+	read_event(cs, n, i, ev->readings, &t);
+	if (e->unsupported[0] || (n && t.failed == n) || !n) {
+		ev->status = "unsupported";
 		if (e->unsupported[0])
-			snprintf(reason, sizeof(reason), "%s", e->unsupported);
+			snprintf(ev->reason, sizeof(ev->reason), "%s", e->unsupported);
 		else if (!n)
-			snprintf(reason, sizeof(reason), "no CPU to count on");
+			snprintf(ev->reason, sizeof(ev->reason), "no CPU to count on");
 		else
-			reason_for(r.err, e, reason, sizeof(reason));
-		drop_readings(&r);
-		return event_without_value(e, system, "unsupported", reason);
+			reason_for(t.err, e, ev->reason, sizeof(ev->reason));
+		return 0;
 	}
-	if (!r.counted) {
-		drop_readings(&r);
-		return event_without_value(e, system, "not-counted", "never scheduled: multiplexed out for the whole run");
+	if (!t.counted) {
+		ev->status = "not-counted";
+		snprintf(ev->reason, sizeof(ev->reason), "never scheduled: multiplexed out for the whole run");
+		return 0;
 	}
-	*total_out = r.total;
-	ev = json_pack("{s:s,s:s,s:s,s:s,s:n,s:f,s:f,s:o}", "name", e->name, "kind", kind_name(e->kind), "scope",
-		       system ? "system" : "thread", "status", "ok", "reason", "value", r.total, "scaling", r.worst,
-		       "per_op", ops ? json_real(r.total / (double)ops) : json_null());
-	json_object_set_new(ev, "encoding", encoding_json(e));
-	json_object_set_new(ev, system ? "per_cpu" : "per_worker", r.per);
-	json_object_set_new(ev, "raw", r.raw);
-	json_object_set_new(ev, "enabled_ns", r.enabled);
-	json_object_set_new(ev, "running_ns", r.running);
-	if (system) {
-		json_t *ids = json_array();
-
-		for (unsigned k = 0; k < n; k++)
-			json_array_append_new(ids, json_integer(cpu_ids[k]));
-		json_object_set_new(ev, "cpus", ids);
-	} else {
-		/* Some workers could not open it: the total covers the others. */
-		json_object_set_new(ev, "partial", json_boolean(r.failed > 0));
-	}
-	return ev;
+	*total_out = t.total;
+	ev->status = "ok";
+	ev->value = t.total;
+	ev->scaling = t.worst;
+	ev->per_op = ops ? t.total / (double)ops : NAN;
+	/* Some workers could not open it: the total covers the others. */
+	ev->partial = t.failed > 0;
+	return 0;
 }
 
-json_t *mmt_counters_json(const struct mmt_event_set *set, const struct mmt_counters *threads,
-			  unsigned nr_threads, const struct mmt_counters *cpus, const int *cpu_ids,
-			  unsigned nr_cpus, uint64_t ops)
+int mmt_counters_report(const struct mmt_event_set *set, const struct mmt_counters *threads, unsigned nr_threads,
+			const struct mmt_counters *cpus, const int *cpu_ids, unsigned nr_cpus, uint64_t ops,
+			struct mmt_counters_report *out)
 {
-	json_t *events = json_array(), *derived;
 	double cycles = -1, instructions = -1, ordering = -1;
 
+	*out = (struct mmt_counters_report){ .events = calloc(set->nr ? set->nr : 1, sizeof(*out->events)) };
+	if (!out->events)
+		return -1;
 	for (unsigned i = 0; i < set->nr; i++) {
 		const struct mmt_event *e = &set->ev[i];
-		bool system = !thread_scope(set, e);
 		double total;
-		json_t *ev = system ? event_json(set, i, cpus, nr_cpus, cpu_ids, ops, &total)
-				    : event_json(set, i, threads, nr_threads, NULL, ops, &total);
+		int rc = thread_scope(set, e) ? event_report(set, i, threads, nr_threads, NULL, ops, &out->events[i], &total)
+					      : event_report(set, i, cpus, nr_cpus, cpu_ids, ops, &out->events[i], &total);
 
+		out->nr = i + 1;
+		if (rc)
+			return -1;
 		if (e->ordering && total >= 0)
 			ordering = total;
 		if (e->kind == MMT_EV_PMU && e->attr.type == PERF_TYPE_HARDWARE) {
@@ -755,15 +718,21 @@ json_t *mmt_counters_json(const struct mmt_event_set *set, const struct mmt_coun
 			if (e->attr.config == PERF_COUNT_HW_INSTRUCTIONS)
 				instructions = total;
 		}
-		json_array_append_new(events, ev);
 	}
-	derived = json_pack("{s:o,s:o,s:o,s:o}",
-			    "ordering_per_op", ordering >= 0 && ops ? json_real(ordering / (double)ops) : json_null(),
-			    "ipc", cycles > 0 && instructions >= 0 ? json_real(instructions / cycles) : json_null(),
-			    "cycles_per_op", cycles >= 0 && ops ? json_real(cycles / (double)ops) : json_null(),
-			    "instructions_per_op",
-			    instructions >= 0 && ops ? json_real(instructions / (double)ops) : json_null());
-	return json_pack("{s:o,s:o}", "events", events, "derived", derived);
+	out->ordering_per_op = ordering >= 0 && ops ? ordering / (double)ops : NAN;
+	out->ipc = cycles > 0 && instructions >= 0 ? instructions / cycles : NAN;
+	out->cycles_per_op = cycles >= 0 && ops ? cycles / (double)ops : NAN;
+	out->instructions_per_op = instructions >= 0 && ops ? instructions / (double)ops : NAN;
+	return 0;
+}
+
+void mmt_counters_report_free(struct mmt_counters_report *r)
+{
+	for (unsigned i = 0; i < r->nr; i++)
+		free(r->events[i].readings);
+	free(r->events);
+	r->events = NULL;
+	r->nr = 0;
 }
 
 /* ---- --events list --------------------------------------------------------- */

@@ -83,8 +83,43 @@ void mmt_counters_collect(const struct mmt_event_set *set, struct mmt_counters *
 bool mmt_counter_scale(uint64_t raw, uint64_t enabled, uint64_t running, double *scaled,
 		       double *ratio);
 
-/* Results: per event totals over the workers (and CPUs), scaling, per-op
- * values and derived figures. */
+/* One event's reading on one worker (or CPU), for the record. */
+struct mmt_event_reading {
+	bool opened;		/* false: raw, enabled and running are null */
+	bool scaled;		/* false: per is null (multiplexed out) */
+	double per;
+	uint64_t raw, enabled, running;
+};
+
+/* What the record says of one event: status "ok" with its value, scaling
+ * and readings, or "unsupported" / "not-counted" with the reason. */
+struct mmt_event_report {
+	const struct mmt_event *e;
+	const char *kind, *status;
+	bool system;		/* per CPU (cpu_ids), else per worker */
+	char reason[400];	/* not ok: why */
+	double value, scaling, per_op;	/* ok; per_op NaN: no operations */
+	struct mmt_event_reading *readings;
+	unsigned n;
+	const int *cpu_ids;
+	bool partial;		/* per worker: some could not open it */
+};
+
+/* Per event totals over the workers (and CPUs), scaling, per-op values and
+ * derived figures (NaN: unknown). */
+struct mmt_counters_report {
+	struct mmt_event_report *events;
+	unsigned nr;
+	double ordering_per_op, ipc, cycles_per_op, instructions_per_op;
+};
+
+/* 0, or -1 out of memory; mmt_counters_report_free() after. */
+int mmt_counters_report(const struct mmt_event_set *set, const struct mmt_counters *threads, unsigned nr_threads,
+			const struct mmt_counters *cpus, const int *cpu_ids, unsigned nr_cpus, uint64_t ops,
+			struct mmt_counters_report *out);
+void mmt_counters_report_free(struct mmt_counters_report *r);
+
+/* The record's "counters" (record-json.c): the report above, rendered. */
 json_t *mmt_counters_json(const struct mmt_event_set *set, const struct mmt_counters *threads,
 			  unsigned nr_threads, const struct mmt_counters *cpus, const int *cpu_ids,
 			  unsigned nr_cpus, uint64_t ops);

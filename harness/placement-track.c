@@ -47,8 +47,8 @@
  * yields: on a loaded machine the CPU would go to another task for a
  * whole time slice. */
 #define SPINS_BEFORE_YIELD 4096
-#define MAX_SEGMENTS 64
-#define MAX_CLASSES 16
+#define MAX_SEGMENTS MMT_TRACK_SEGMENTS
+#define MAX_CLASSES MMT_TRACK_CLASSES
 
 static uint64_t witnesses_of(const struct mmt_worker *w, unsigned nr_outcomes)
 {
@@ -361,11 +361,11 @@ static struct track_class *class_of(struct track_class *cls, unsigned *ncls, dou
 }
 
 /* Each segment's span (the last one's with the tail after its last
- * sample, up to end) into segs and its class; the time between segments
- * into *unattributed. */
+ * sample, up to end) into the report and its class; the time between
+ * segments into unattributed_ns. */
 static void split_segments(const struct mmt_track *t, const struct mmt_track_segment *seg, unsigned nseg,
-			   const struct mmt_track_sample *end, unsigned ow, json_t *segs, struct track_class *cls,
-			   unsigned *ncls, uint64_t *unattributed)
+			   const struct mmt_track_sample *end, unsigned ow, struct track_class *cls,
+			   unsigned *ncls, struct mmt_track_report *out)
 {
 	for (unsigned k = 0; k < nseg; k++) {
 		struct span sp = span_of(t->s, seg[k].first, seg[k].last, ow);
@@ -381,11 +381,10 @@ static void split_segments(const struct mmt_track *t, const struct mmt_track_seg
 			sp.witnesses += tail.witnesses;
 		}
 		if (k + 1 < nseg)	/* between the last sample here and the next */
-			*unattributed += t->s[seg[k + 1].first].t_ns - t->s[seg[k].last].t_ns;
-		json_array_append_new(segs, json_pack("{s:I,s:I,s:i,s:f}", "start_ns",
-			(json_int_t)t->s[seg[k].first].t_ns, "end_ns",
-			(json_int_t)(k + 1 == nseg ? end->t_ns : t->s[seg[k].last].t_ns),
-			"samples", seg[k].samples, "one_way_ns", seg[k].one_way_ns));
+			out->unattributed_ns += t->s[seg[k + 1].first].t_ns - t->s[seg[k].last].t_ns;
+		out->segments[out->nr_segments++] = (struct mmt_track_segment_report){
+			t->s[seg[k].first].t_ns, k + 1 == nseg ? end->t_ns : t->s[seg[k].last].t_ns,
+			(int)seg[k].samples, seg[k].one_way_ns };
 		c = class_of(cls, ncls, seg[k].one_way_ns);
 		if (!c)
 			continue;
@@ -397,35 +396,74 @@ static void split_segments(const struct mmt_track *t, const struct mmt_track_seg
 	}
 }
 
-static json_t *classes_json(const struct track_class *cls, unsigned ncls)
-{
-	json_t *by = json_array();
+static const struct mmt_field segment_fields[] = {
+	MMT_FIELD(struct mmt_track_segment_report, start_ns, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_track_segment_report, end_ns, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_track_segment_report, samples, MMT_F_INT),
+	MMT_FIELD(struct mmt_track_segment_report, one_way_ns, MMT_F_REAL),
+};
+static const struct mmt_shape segment_shape = MMT_SHAPE(struct mmt_track_segment_report, segment_fields);
 
+static const struct mmt_field class_fields[] = {
+	MMT_FIELD(struct mmt_track_class_report, one_way_ns, MMT_F_REAL),
+	MMT_FIELD(struct mmt_track_class_report, segments, MMT_F_INT),
+	MMT_FIELD(struct mmt_track_class_report, samples, MMT_F_INT),
+	MMT_FIELD(struct mmt_track_class_report, elapsed_ns, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_track_class_report, ops, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_track_class_report, ops_per_sec, MMT_F_REAL),
+	MMT_FIELD(struct mmt_track_class_report, witnesses, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_track_class_report, witnesses_per_sec, MMT_F_REAL),
+};
+static const struct mmt_shape class_shape = MMT_SHAPE(struct mmt_track_class_report, class_fields);
+
+static const struct mmt_field range_fields[] = {
+	MMT_FIELD(struct mmt_track_range, min, MMT_F_REAL),
+	MMT_FIELD(struct mmt_track_range, max, MMT_F_REAL),
+};
+static const struct mmt_shape range_shape = MMT_SHAPE(struct mmt_track_range, range_fields);
+
+static const struct mmt_field track_fields[] = {
+	MMT_FIELD_COUNTS(struct mmt_track_report, cpus, nr_cpus),
+	MMT_FIELD(struct mmt_track_report, interval_ns, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_track_report, sampling_ns, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_track_report, join_wait_ns, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_track_report, session_ns_median, MMT_F_REAL),
+	MMT_FIELD(struct mmt_track_report, samples, MMT_F_INT),
+	MMT_FIELD(struct mmt_track_report, missed, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_track_report, outliers, MMT_F_INT),
+	MMT_FIELD(struct mmt_track_report, moved, MMT_F_BOOL),
+	MMT_FIELD(struct mmt_track_report, moves, MMT_F_INT),
+	MMT_FIELD_OBJECT(struct mmt_track_report, one_way_ns, MMT_F_OBJECT_PTR, range_shape),
+	MMT_FIELD_LIST(struct mmt_track_report, segments, MMT_F_LIST, segment_shape, nr_segments),
+	MMT_FIELD_LIST(struct mmt_track_report, by_placement, MMT_F_LIST, class_shape, nr_classes),
+	MMT_FIELD(struct mmt_track_report, unattributed_ns, MMT_F_COUNT),
+	MMT_FIELD(struct mmt_track_report, ops_worker, MMT_F_INT),
+};
+const struct mmt_shape mmt_track_shape = MMT_SHAPE(struct mmt_track_report, track_fields);
+
+static void classes_report(const struct track_class *cls, unsigned ncls, struct mmt_track_report *out)
+{
 	for (unsigned c = 0; c < ncls; c++)
-		json_array_append_new(by, json_pack("{s:f,s:i,s:i,s:I,s:I,s:f,s:I,s:f}",
-			"one_way_ns", cls[c].one_way_ns, "segments", cls[c].segments,
-			"samples", cls[c].samples, "elapsed_ns", (json_int_t)cls[c].sum.ns,
-			"ops", (json_int_t)cls[c].sum.ops, "ops_per_sec", per_sec(cls[c].sum.ops, cls[c].sum.ns),
-			"witnesses", (json_int_t)cls[c].sum.witnesses,
-			"witnesses_per_sec", per_sec(cls[c].sum.witnesses, cls[c].sum.ns)));
-	return by;
+		out->by_placement[out->nr_classes++] = (struct mmt_track_class_report){
+			cls[c].one_way_ns, (int)cls[c].segments, (int)cls[c].samples, cls[c].sum.ns, cls[c].sum.ops,
+			per_sec(cls[c].sum.ops, cls[c].sum.ns), cls[c].sum.witnesses,
+			per_sec(cls[c].sum.witnesses, cls[c].sum.ns) };
 }
 
-json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uint64_t elapsed_ns)
+int mmt_track_report(const struct mmt_track *t, const struct mmt_run *run, uint64_t elapsed_ns,
+		     struct mmt_track_report *out)
 {
 	struct mmt_track_segment seg[MAX_SEGMENTS];
 	struct track_class cls[MAX_CLASSES];
 	unsigned nseg, ncls = 0, outliers = 0, ow = run->sc->split_ops_worker ? 1 : 0;
 	double *x, lo = INFINITY, hi = 0, session_median;
-	json_t *segs, *doc;
-	uint64_t unattributed = 0;
 	struct mmt_track_sample end;
 
 	if (!t)
-		return json_null();
+		return -1;
 	x = malloc((t->nr ? t->nr : 1) * sizeof(*x));
 	if (!x)
-		return json_null();
+		return -1;
 	for (unsigned i = 0; i < t->nr; i++) {
 		x[i] = t->s[i].session_ns;
 		lo = fmin(lo, t->s[i].one_way_ns);
@@ -444,20 +482,25 @@ json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uin
 		end.ops[i] = run->workers[i].ops;
 		end.witnesses[i] = witnesses_of(&run->workers[i], run->sc->nr_outcomes);
 	}
-	segs = json_array();
-	split_segments(t, seg, nseg, &end, ow, segs, cls, &ncls, &unattributed);
-	doc = json_pack("{s:[i,i],s:I,s:I,s:I,s:o,s:i,s:I,s:i,s:b,s:i,s:o,s:o,s:o,s:I,s:i}",
-		"cpus", run->workers[0].cpu, run->workers[1].cpu,
-		"interval_ns", (json_int_t)t->interval_ns,
-		"sampling_ns", (json_int_t)((double)t->session_cycles / t->cycles_per_ns),
-		"join_wait_ns", (json_int_t)((double)t->join_cycles / t->cycles_per_ns),
-		"session_ns_median", t->nr ? json_real(session_median) : json_null(),
-		"samples", t->nr, "missed", (json_int_t)t->missed, "outliers", outliers,
-		"moved", nseg > 1, "moves", nseg ? nseg - 1 : 0,
-		"one_way_ns", t->nr ? json_pack("{s:f,s:f}", "min", lo, "max", hi) : json_null(),
-		"segments", segs, "by_placement", classes_json(cls, ncls), "unattributed_ns", (json_int_t)unattributed,
-		"ops_worker", ow);
-	return doc;
+	memset(out, 0, sizeof(*out));
+	out->cpus[0] = (uint64_t)run->workers[0].cpu;
+	out->cpus[1] = (uint64_t)run->workers[1].cpu;
+	out->nr_cpus = 2;
+	out->interval_ns = t->interval_ns;
+	out->sampling_ns = (uint64_t)((double)t->session_cycles / t->cycles_per_ns);
+	out->join_wait_ns = (uint64_t)((double)t->join_cycles / t->cycles_per_ns);
+	out->session_ns_median = t->nr ? session_median : NAN;
+	out->samples = (int)t->nr;
+	out->missed = t->missed;
+	out->outliers = (int)outliers;
+	out->moved = nseg > 1;
+	out->moves = nseg ? (int)nseg - 1 : 0;
+	out->range = (struct mmt_track_range){ lo, hi };
+	out->one_way_ns = t->nr ? &out->range : NULL;
+	split_segments(t, seg, nseg, &end, ow, cls, &ncls, out);
+	classes_report(cls, ncls, out);
+	out->ops_worker = (int)ow;
+	return 0;
 }
 
 /* ---- test hooks ------------------------------------------------------------------ */

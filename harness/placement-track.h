@@ -26,6 +26,8 @@
 #ifndef MMT_PLACEMENT_TRACK_H
 #define MMT_PLACEMENT_TRACK_H
 
+#include "values.h"
+
 #include <jansson.h>
 #include <stdint.h>
 
@@ -111,10 +113,51 @@ static inline void mmt_track_poll_seldom(struct mmt_worker *w, uint64_t ops)
 struct mmt_track *mmt_track_create(struct mmt_run *run, uint64_t interval_ns);
 void mmt_track_destroy(struct mmt_track *t);
 
-/* The record's "placement_track" object, from the samples and the final
- * counts in run->workers (w->ops, w->outcomes): segments, the split by
- * placement.  elapsed_ns: the run's. */
-json_t *mmt_track_json(const struct mmt_track *t, const struct mmt_run *run, uint64_t elapsed_ns);
+/* The record's "placement_track" (mmt_track_shape), from the samples and
+ * the final counts in run->workers (w->ops, w->outcomes): segments, the
+ * split by placement. */
+#define MMT_TRACK_SEGMENTS 64
+#define MMT_TRACK_CLASSES 16
+struct mmt_track_segment_report {
+	uint64_t start_ns, end_ns;
+	int samples;
+	double one_way_ns;
+};
+struct mmt_track_class_report {
+	double one_way_ns;
+	int segments, samples;
+	uint64_t elapsed_ns, ops;
+	double ops_per_sec;
+	uint64_t witnesses;
+	double witnesses_per_sec;
+};
+struct mmt_track_range {
+	double min, max;
+};
+struct mmt_track_report {
+	uint64_t cpus[2];
+	unsigned nr_cpus;
+	uint64_t interval_ns, sampling_ns, join_wait_ns;
+	double session_ns_median;	/* NaN: no sample */
+	int samples;
+	uint64_t missed;
+	int outliers;
+	bool moved;
+	int moves;
+	const struct mmt_track_range *one_way_ns;	/* NULL: no sample */
+	struct mmt_track_segment_report segments[MMT_TRACK_SEGMENTS];
+	unsigned nr_segments;
+	struct mmt_track_class_report by_placement[MMT_TRACK_CLASSES];
+	unsigned nr_classes;
+	uint64_t unattributed_ns;
+	int ops_worker;
+	struct mmt_track_range range;
+};
+extern const struct mmt_shape mmt_track_shape;
+/* 0, or -1 when there is nothing to say (no tracker, out of memory).
+ * elapsed_ns: the run's. */
+int mmt_track_report(const struct mmt_track *t, const struct mmt_run *run, uint64_t elapsed_ns,
+		     struct mmt_track_report *out);
 
 /* ---- segmentation, a pure function for the unit tests --------------------- */
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "counters.h"
 #include "probe.h"
 #include "values.h"
 
@@ -213,6 +214,83 @@ json_t *mmt_histogram_json(const struct mmt_scenario *sc, const uint64_t *outcom
 	for (unsigned o = 0; o < sc->nr_outcomes; o++)
 		json_object_set_new(h, sc->outcomes[o], json_integer((json_int_t)outcomes[o]));
 	return h;
+}
+
+static json_t *real_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+static json_t *encoding_json(const struct mmt_event *e)
+{
+	json_t *j = json_pack("{s:s}", "via", e->via[0] ? e->via : "none");
+
+	json_object_set_new(j, "pmu", e->pmu[0] ? json_string(e->pmu) : json_null());
+	json_object_set_new(j, "note", e->via_note[0] ? json_string(e->via_note) : json_null());
+	if (e->ordering)
+		json_object_set_new(j, "role", json_string("ordering"));
+	return j;
+}
+
+static json_t *event_json(const struct mmt_event_report *r)
+{
+	bool ok = !strcmp(r->status, "ok");
+	json_t *ev = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o}", "name", r->e->name, "kind", r->kind, "scope",
+			       r->system ? "system" : "thread", "status", r->status, "reason",
+			       ok ? json_null() : json_string(r->reason), "value", real_or_null(r->value),
+			       "scaling", real_or_null(r->scaling), "per_op", real_or_null(r->per_op));
+	json_t *per, *raw, *enabled, *running;
+
+	json_object_set_new(ev, "encoding", encoding_json(r->e));
+	if (!ok)
+		return ev;
+	per = json_array();
+	raw = json_array();
+	enabled = json_array();
+	running = json_array();
+	for (unsigned k = 0; k < r->n; k++) {
+		const struct mmt_event_reading *x = &r->readings[k];
+
+		json_array_append_new(per, x->opened && x->scaled ? json_real(x->per) : json_null());
+		json_array_append_new(raw, x->opened ? json_integer((json_int_t)x->raw) : json_null());
+		json_array_append_new(enabled, x->opened ? json_integer((json_int_t)x->enabled) : json_null());
+		json_array_append_new(running, x->opened ? json_integer((json_int_t)x->running) : json_null());
+	}
+	json_object_set_new(ev, r->system ? "per_cpu" : "per_worker", per);
+	json_object_set_new(ev, "raw", raw);
+	json_object_set_new(ev, "enabled_ns", enabled);
+	json_object_set_new(ev, "running_ns", running);
+	if (r->system) {
+		json_t *ids = json_array();
+
+		for (unsigned k = 0; k < r->n; k++)
+			json_array_append_new(ids, json_integer(r->cpu_ids[k]));
+		json_object_set_new(ev, "cpus", ids);
+	} else {
+		json_object_set_new(ev, "partial", json_boolean(r->partial));
+	}
+	return ev;
+}
+
+json_t *mmt_counters_json(const struct mmt_event_set *set, const struct mmt_counters *threads,
+			  unsigned nr_threads, const struct mmt_counters *cpus, const int *cpu_ids,
+			  unsigned nr_cpus, uint64_t ops)
+{
+	struct mmt_counters_report r;
+	json_t *events, *doc;
+
+	if (mmt_counters_report(set, threads, nr_threads, cpus, cpu_ids, nr_cpus, ops, &r)) {
+		mmt_counters_report_free(&r);
+		return json_null();
+	}
+	events = json_array();
+	for (unsigned i = 0; i < r.nr; i++)
+		json_array_append_new(events, event_json(&r.events[i]));
+	doc = json_pack("{s:o,s:{s:o,s:o,s:o,s:o}}", "events", events, "derived", "ordering_per_op",
+			real_or_null(r.ordering_per_op), "ipc", real_or_null(r.ipc), "cycles_per_op",
+			real_or_null(r.cycles_per_op), "instructions_per_op", real_or_null(r.instructions_per_op));
+	mmt_counters_report_free(&r);
+	return doc;
 }
 
 /* ---- the record ---------------------------------------------------------- */

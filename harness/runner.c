@@ -250,8 +250,14 @@ static void record_harness_figures(struct mmt_run *run)
 		.first_witness_iteration = first_ns ? first_iter : MMT_NONE,
 	};
 	run->detection = mmt_shape_json(&detection_shape, &det);
-	if (run->track)
-		run->placement_track = mmt_track_json(run->track, run, run->elapsed_ns);
+	if (run->track) {
+		struct mmt_track_report *tr = malloc(sizeof(*tr));
+
+		/* NULL (nothing to say) is the record's null */
+		if (tr && !mmt_track_report(run->track, run, run->elapsed_ns, tr))
+			run->placement_track = mmt_shape_json(&mmt_track_shape, tr);
+		free(tr);
+	}
 	record_integrity(run);
 }
 
