@@ -80,7 +80,10 @@ def lex(path, data):
 
     # blocks: "{" opened at depth 0 so far; the first is the initial
     # state, where herd7 reads "(* ... *)" too (no C expression there).
-    tokens, comments, depth, blocks = [], [], 0, 0
+    # in_global: inside litmus7's "{ ... }" of global C code, a block
+    # opened at depth 0 right after another one closed (a thread's body
+    # follows its ')').
+    tokens, comments, depth, blocks, in_global = [], [], 0, 0, False
     while pos < n:
         ch = text[pos]
         if ch in " \t\r\n\f\v":
@@ -113,6 +116,24 @@ def lex(path, data):
             comments.append(text[pos + 2:end])
             adv(end - pos)
             continue
+        if ch == "#":
+            end = text.find("\n", pos)
+            end = n if end < 0 else end
+            directive = text[pos:end].split("//")[0].strip()
+            word = re.match(r"#\s*(\w*)", directive).group(1)
+            if not in_global:
+                raise LitmusError(path, line, col, "'%s': a preprocessor line is read only in litmus7's global block "
+                                  "'{ ... }' before the threads (herd7's C has no '#')" % directive)
+            if word != "include":
+                raise LitmusError(path, line, col, "'%s' in the global block: only #include is read (the front end "
+                                  "binds the primitives itself; a '#%s' could change what the test means)"
+                                  % (directive, word))
+            comments.append(text[pos:end])	# the test's primitives' header: prims.py binds them
+            adv(end - pos)
+            continue
+        if ch == "?":
+            raise LitmusError(path, line, col, "'?' (C's conditional operator a ? b : c) is not in herd7's C dialect, "
+                              "nor read here: write it with 'if'")
         if ord(ch) > 126 or (ord(ch) < 32):
             raise LitmusError(path, line, col, "byte 0x%02x outside a comment (only ASCII is accepted)" % ord(ch))
         if ch == '"':
@@ -146,12 +167,16 @@ def lex(path, data):
         for p in PUNCT:
             if text.startswith(p, pos):
                 if p == "{":
-                    blocks += depth == 0
+                    if depth == 0:
+                        blocks += 1
+                        in_global = bool(tokens) and tokens[-1].text == "}" and tokens[-1].kind == "punct"
                     depth += 1
                 elif p == "}":
                     depth -= 1
                     if depth < 0:
                         raise LitmusError(path, line, col, "'}' without a matching '{'")
+                    if depth == 0:
+                        in_global = False
                 tokens.append(Token("punct", p, start_line, start_col))
                 adv(len(p))
                 break

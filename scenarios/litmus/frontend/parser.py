@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
 """Stage 2: tokens to the intermediate form (ir.Test), checked as it goes.
 
-    test      := "C" NAME init thread+ ["locations" "[" key {";" key} "]"]
+    test      := "C" NAME init {global | thread}+ ["locations" "[" key {";" key} "]"]
                  ["filter" cond] [("exists" | "~" "exists" | "forall") cond | "(" cond ")"]
                  (no final condition: herd7's "forall true")
     init      := "{" {item ";"} "}"    item := [type] [N ":"] NAME ["=" value]
-    thread    := "P"N "(" param {"," param} ")" block
+                 (a register with no value: herd7's 0, NULL for a pointer)
+    global    := "{" "}"    (litmus7's global C code: #include lines and comments only)
+    thread    := ["void"] "P"N "(" [param {"," param}] ")" block
     stmt      := block | "if" "(" expr ")" stmt ["else" stmt] | decl | expr ";" | ";"
     expr      := C's precedence over || && | ^ & == != < <= > >= + - and the
                  unary ! ~ - * (void) ; calls to the primitives in prims.py, whose
@@ -135,10 +137,17 @@ class Parser:
             self.init_block()
         else:
             self.err(self.peek(), "expected the initial state '{ ... }', found %s" % describe(self.peek()))
-        while self.peek().kind == "ident" and re.fullmatch(r"P\d+", self.peek().text):
-            self.thread()
+        while True:
+            if self.at("{"):
+                self.global_block()	# litmus7's global C code, between the initial state and the threads
+            elif self.at("void") and self.is_proc(1):
+                self.next()	# herd7's "void P0(...)": a thread's return type, void or none
+            elif self.is_proc(0):
+                self.thread()
+            else:
+                break
         if not t.threads:
-            self.err(self.peek(), "expected a thread 'P0(...)', found %s" % describe(self.peek()))
+            self.err(self.peek(), "expected a thread '[void] P0(...)', found %s" % describe(self.peek()))
         self.number_threads()
         self.check_register_inits()
         if self.at("locations"):
@@ -195,6 +204,24 @@ class Parser:
         self.limits()
         return t
 
+    def is_proc(self, k):
+        tok = self.peek(k)
+        return tok.kind == "ident" and re.fullmatch(r"P\d+", tok.text) is not None
+
+    def global_block(self):
+        """litmus7's "{ ... }" of global C code beside the threads (herd7's
+        shallow parse keeps it as text, litmus7 pastes it into the C it
+        compiles).  The lexer keeps its #include lines as comments: an
+        include of the test's primitives (perfbook's "api.h") means what
+        prims.py binds.  Anything else there would be C this front end
+        does not translate."""
+        self.next()
+        if not self.at("}"):
+            self.err(self.peek(), "global C code in a '{ ... }' block beside the threads (litmus7's) is not "
+                                  "supported, found %s: only #include lines and comments are read there"
+                     % describe(self.peek()))
+        self.next()
+
     def limits(self):
         t, lim = self.t, ir.LIMITS
         tok = self.peek()
@@ -204,8 +231,9 @@ class Parser:
         if len(t.locs) > lim["locations"]:
             name = list(t.locs)[lim["locations"]]
             line, col = t.loc_pos[name]
-            raise LitmusError(self.path, line, col, "%d locations: the engine has room for %d"
-                              % (len(t.locs), lim["locations"]))
+            raise LitmusError(self.path, line, col, "%d memory locations (%s): a test of the engine holds at most %d "
+                              "(LK_MAXV in scenarios/litmus.c; '%s' is the first beyond)"
+                              % (len(t.locs), ", ".join(t.locs), lim["locations"], name))
         srcu = {"srcu_read_lock", "srcu_read_unlock", "synchronize_srcu", "srcu_down_read", "srcu_up_read"}
         if t.prims & srcu and len(t.threads) > 7:
             self.err(tok, "%d threads: SRCU's counters have room for 7 (litmus-prims.h)" % len(t.threads))
@@ -252,8 +280,12 @@ class Parser:
             tid = int(self.next().text)
             self.next()
             tok = self.ident("a register name")
-            self.expect("=", "(a register's initial value)")
-            self.reg_inits.append((tid, tok, self.init_value()))
+            if self.at("="):
+                self.next()
+                v = self.init_value()
+            else:
+                v = 0	# herd7: a register declared without a value ("int *0:r1;") starts at 0 (NULL)
+            self.reg_inits.append((tid, tok, v))
             return
         bracket = self.at("[")	# herd7's "[x] = 0": the location x
         if bracket:
@@ -261,6 +293,9 @@ class Parser:
         tok = self.ident("a location name")
         if bracket:
             self.expect("]", "after the location name in '[x]'")
+        if self.at("["):
+            self.err(self.peek(), "array '%s[...]' is not supported: each location of the engine is one 64-bit word"
+                     % tok.text)
         self.add_loc(tok, tok.text)
         if self.at("="):
             self.next()
@@ -386,6 +421,8 @@ class Parser:
             self.err(tok, "'%s' is not supported in a litmus thread (straight-line code and 'if' only)" % tok.text)
         if tok.kind == "ident" and tok.text in TYPE_WORDS and not self.at("(", 1):
             return self.decl()
+        if tok.kind == "ident" and self.at(":", 1):
+            self.err(tok, "label '%s:' is not supported in a litmus thread (straight-line code and 'if' only)" % tok.text)
         if (tok.kind == "ident" and self.at("=", 1) and tok.text not in self.th.regs
                 and tok.text not in self.th.params and tok.text not in KEYWORDS and tok.text not in PRIMS):
             # herd7 takes a register assigned without a declaration, as an int
