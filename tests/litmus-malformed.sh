@@ -79,6 +79,24 @@ def keys(name, threads, regs):
         for t in range(threads)) + b"exists (" + b" /\\ ".join(b"%d:r%d=0" % (t, k) for t in range(threads)
                                                               for k in range(regs)) + b")\n")
 KEYS18, KEYS10 = keys(b"Keys18", 3, 6), keys(b"Keys10", 2, 5)
+# registers given in the initial state; the variant declares them with a
+# type and no value, which herd7 takes as 0 (NULL for a pointer)
+REGZERO = b"""C RegZero
+(* Result: Never *)
+{ int x = 3; 0:r1=0; 0:r2=0; }
+
+P0(int *x)
+{
+	int *r1;
+	int r2;
+
+	if (r1 == 0)
+		WRITE_ONCE(*x, r2 + 1);
+	r2 = READ_ONCE(*x);
+}
+
+exists (0:r2!=1 \\/ x!=1)
+"""
 variants = [
     # rejected, with the line
     ("empty", "E", b""),
@@ -127,6 +145,17 @@ variants = [
     ("loop", "E", SB.replace(b"WRITE_ONCE(*x, 1);", b"while (1) WRITE_ONCE(*x, 1);", 1)),
     ("address-value-reserved", "E", SB.replace(b"0:r0=0", b"0:r0=-1000")),
     # an assembly test is refused naming its architecture, not as a bad header
+    # herd7's thread header is "[void] P0(...)": another return type is not a thread
+    ("int-thread", "E", IL.replace(b"P0(spinlock_t", b"int P0(spinlock_t", 1)),
+    # litmus7's global block takes #include lines (the test's primitives, bound here) and
+    # comments; a macro or C code there would change what the test means
+    ("global-block-define", "E", IL.replace(b"{}\nP0", b"{}\n{\n#define spin_lock(s) smp_mb()\n}\nP0", 1)),
+    ("global-block-code", "E", IL.replace(b"{}\nP0", b"{}\n{\nint g;\n}\nP0", 1)),
+    ("include-outside-global-block", "E", IL.replace(b"{}\nP0", b'#include "api.h"\n{}\nP0', 1)),
+    # herd7's C has no conditional operator, labels or arrays here
+    ("conditional-operator", "E", IL.replace(b"r0 = spin_is_locked(s);", b"r0 = spin_is_locked(s) ? 1 : 0;", 1)),
+    ("label", "E", IL.replace(b"\tspin_unlock(s);\n", b"\tout: ;\n\tspin_unlock(s);\n", 1)),
+    ("array-location", "E", IL.replace(b"{}\n", b"{ int y[2] = {0, 0}; }\n", 1)),
     ("ppc-assembly", "E", b'PPC SB\n"Fre PodWR Fre PodWR"\n{\n0:r2=x; 0:r4=y;\n}\n P0 ;\n li r1,1 ;\nexists (0:r1=0)\n'),
     # accepted: must behave as the clean test
     ("two-line-exists", "A", AV.replace(b"exists ~(", b"exists\n~(").replace(b" /\\ 0:r3", b"\n /\\ 0:r3")),
@@ -185,6 +214,13 @@ variants = [
     ("diy7-info-lines", "A", IL.replace(b"\n", b'\n"PodWR Fre"\nCycle=Fre PodWR\nGenerator=diy7 (version 7.56+03)\n'
                                         b"Prefetch=0:x=F,0:y=T\nCom=Fr Fr\nOrig=PodWR Fre PodWR Fre\n"
                                         b"User-define=User-define\n", 1)),
+    # herd7's "void P0(...)", the return type on the line before too (c4f, memalloy)
+    ("void-thread", "A", IL.replace(b"P0(spinlock_t", b"void\nP0(spinlock_t", 1)),
+    ("void-thread-one-line", "A", IL.replace(b"P0(spinlock_t", b"void P0(spinlock_t", 1)),
+    # litmus7's global block of #include lines and comments (perfbook's "api.h")
+    ("global-include-block", "A", IL.replace(b"{}\nP0", b'{}\n\n{\t\t//\\fcvexclude\n#include "api.h"\t\t//\\fcvexclude\n}\n\nP0', 1)),
+    # registers declared with a type and no value: herd7's 0 (perfbook's "int *0:r1;")
+    ("register-init-no-value", "A", REGZERO.replace(b"0:r1=0; 0:r2=0;", b"int *0:r1; int 0:r2;", 1)),
     ("no-comments-one-line", "A", b"C IsLocked\n(* Result: Never *) {} P0(spinlock_t *s) { int r0; int r1; spin_lock(s); r0 = spin_is_locked(s); spin_unlock(s); r1 = spin_is_locked(s); } exists (0:r0=0 \\/ 0:r1=1)"),
 ]
 clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLocked", "crlf": "Atomic-values",
@@ -196,7 +232,8 @@ clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLock
          "key-equals-key": "IsLocked", "exists-semicolon": "IsLocked", "condition-only-location": "IsLocked",
          "locations-unknown-register": "IsLocked", "result-maybe": "IsLocked",
          "c11-type-kernel-ops": "Atomic-values", "c11-atomic-paren": "C11one", "c11-bare-condition": "C11one",
-         "c11-bracket-condition": "C11one", "no-exists": "no-condition"}
+         "c11-bracket-condition": "C11one", "no-exists": "no-condition", "void-thread": "IsLocked",
+         "void-thread-one-line": "IsLocked", "global-include-block": "IsLocked", "register-init-no-value": "RegZero"}
 for name, kind, data in variants:
     if kind == "A" and not data.startswith(b'C Atomic"') and b"C Is\\" not in data[:10] and b"C Is*)" not in data[:10]:
         first = data.split(b"\n", 1)[0].rstrip(b"\r")
@@ -206,6 +243,7 @@ for name, kind, data in variants:
 open(os.path.join(out, "..", "alt", "Regs.litmus"), "wb").write(REGS)
 open(os.path.join(out, "..", "alt", "Keys10.litmus"), "wb").write(KEYS10)
 open(os.path.join(out, "..", "alt", "C11one.litmus"), "wb").write(C11ONE)
+open(os.path.join(out, "..", "alt", "RegZero.litmus"), "wb").write(REGZERO)
 EOF
 n=$(wc -l <"$scratch/manifest")
 [ "$n" -ge 30 ]
@@ -252,7 +290,7 @@ while read -r name kind clean; do
 		ok $? "$name: runs, one outcome of no registers, never a witness ($a)"
 		continue
 	fi
-	if [ "$clean" = Regs ] || [ "$clean" = Keys10 ] || [ "$clean" = C11one ]; then	# clean tests of the alternative build
+	if [ "$clean" = Regs ] || [ "$clean" = Keys10 ] || [ "$clean" = C11one ] || [ "$clean" = RegZero ]; then	# clean tests of the alternative build
 		timeout -k 10 120 "$scratch/alt/mmtorture" litmus --test "$clean" --primitives kernel --sync 0 \
 			--duration 50ms --output "$scratch/c.json" >/dev/null 2>&1
 	else
