@@ -119,13 +119,30 @@ out:
 MSGPASS_VARIANTS(RULER_LOOP)
 static const struct ruler_variant variants[NR_VARIANTS] = { MSGPASS_VARIANTS(RULER_ROW) };
 
-static json_t *latency(const struct mmt_hist *h, double cycles_per_ns)
+/* What it prints after the run (bench/ruler.h). */
+struct result {
+	int payload_words;
+	uint64_t elapsed_ns, messages;
+	double msgs_per_sec;
+	const struct mmt_latency *round_trip_ns, *publish_to_seen_ns;	/* NULL: none */
+	uint64_t mismatched_messages;
+	struct mmt_latency lat[2];
+};
+static const struct mmt_field result_fields[] = {
+	MMT_FIELD(struct result, payload_words, MMT_F_INT),
+	MMT_FIELD(struct result, elapsed_ns, MMT_F_COUNT),
+	MMT_FIELD(struct result, messages, MMT_F_COUNT),
+	MMT_FIELD(struct result, msgs_per_sec, MMT_F_REAL),
+	MMT_FIELD_OBJECT(struct result, round_trip_ns, MMT_F_OBJECT_PTR, mmt_latency_shape),
+	MMT_FIELD_OBJECT(struct result, publish_to_seen_ns, MMT_F_OBJECT_PTR, mmt_latency_shape),
+	MMT_FIELD(struct result, mismatched_messages, MMT_F_COUNT),
+};
+static const struct mmt_shape result_shape = MMT_SHAPE(struct result, result_fields);
+
+static const struct mmt_latency *latency(const struct mmt_hist *h, double cycles_per_ns, struct mmt_latency *l)
 {
-	if (!h->count)
-		return json_null();
-	return json_pack("{s:f,s:f,s:f,s:I}", "median", mmt_hist_percentile(h, 0.5) / cycles_per_ns,
-			 "p99", mmt_hist_percentile(h, 0.99) / cycles_per_ns,
-			 "p999", mmt_hist_percentile(h, 0.999) / cycles_per_ns, "samples", (json_int_t)h->count);
+	mmt_hist_latency(h, cycles_per_ns, l);
+	return h->count ? l : NULL;
 }
 
 enum { OPT_PAYLOAD_WORDS, OPT_SEED, NR_OPTS };
@@ -155,24 +172,26 @@ static void *prepare(const struct ruler_args *a)
 	return x;
 }
 
-static json_t *result(void *arg, const struct ruler_args *a, bool *mismatched)
+static const void *result(void *arg, const struct ruler_args *a, bool *mismatched)
 {
+	static struct result res;
 	const struct bare *x = arg;
 	const struct side *p = &x->side[0], *c = &x->side[1];
 	uint64_t elapsed = p->t_end_ns - p->t_begin_ns;
 
 	(void)a;
 	*mismatched = c->bad_messages != 0;
-	return json_pack("{s:i,s:I,s:I,s:f,s:o,s:o,s:I}", "payload_words", (int)x->words, "elapsed_ns",
-			 (json_int_t)elapsed, "messages", (json_int_t)p->messages, "msgs_per_sec",
-			 elapsed ? (double)p->messages * 1e9 / (double)elapsed : 0.0, "round_trip_ns",
-			 latency(&p->lat, x->cycles_per_ns), "publish_to_seen_ns",
-			 mmt_cycles_synchronised() ? latency(&c->lat, x->cycles_per_ns) : json_null(),
-			 "mismatched_messages", (json_int_t)c->bad_messages);
+	res = (struct result){ .payload_words = (int)x->words, .elapsed_ns = elapsed, .messages = p->messages,
+			       .msgs_per_sec = elapsed ? (double)p->messages * 1e9 / (double)elapsed : 0.0,
+			       .mismatched_messages = c->bad_messages };
+	res.round_trip_ns = latency(&p->lat, x->cycles_per_ns, &res.lat[0]);
+	res.publish_to_seen_ns = mmt_cycles_synchronised() ? latency(&c->lat, x->cycles_per_ns, &res.lat[1]) : NULL;
+	return &res;
 }
 
 static const struct ruler msgpass_ruler = {
 	.prog = "msgpass-bare",
+	.result_shape = &result_shape,
 	.synopsis = "usage: msgpass-bare [--variant V] [--cpus A,B] [--duration D] [--payload-words N] [--seed S] | --list\n"
 		    "msgpass's protocol with no harness around it: the ruler bench/efficiency.py divides by.\n",
 	.variant_help = "a msgpass variant",

@@ -145,23 +145,43 @@ static void *prepare(const struct ruler_args *a)
 	return x;
 }
 
-static json_t *result(void *arg, const struct ruler_args *a, bool *mismatched)
+/* What it prints after the run (bench/ruler.h). */
+struct result {
+	uint64_t ring_size, batch;
+	int item_words;
+	uint64_t elapsed_ns, items;
+	double items_per_sec;
+	uint64_t produced, mismatched_items;
+};
+static const struct mmt_field result_fields[] = {
+	MMT_FIELD(struct result, ring_size, MMT_F_COUNT),
+	MMT_FIELD(struct result, batch, MMT_F_COUNT),
+	MMT_FIELD(struct result, item_words, MMT_F_INT),
+	MMT_FIELD(struct result, elapsed_ns, MMT_F_COUNT),
+	MMT_FIELD(struct result, items, MMT_F_COUNT),
+	MMT_FIELD(struct result, items_per_sec, MMT_F_REAL),
+	MMT_FIELD(struct result, produced, MMT_F_COUNT),
+	MMT_FIELD(struct result, mismatched_items, MMT_F_COUNT),
+};
+static const struct mmt_shape result_shape = MMT_SHAPE(struct result, result_fields);
+
+static const void *result(void *arg, const struct ruler_args *a, bool *mismatched)
 {
+	static struct result res;
 	const struct bare *x = arg;
 	const struct side *p = &x->side[0], *c = &x->side[1];
 	uint64_t elapsed = c->t_end_ns - c->t_begin_ns;
 
 	(void)a;
 	*mismatched = c->bad_items != 0;
-	return json_pack("{s:I,s:I,s:i,s:I,s:I,s:f,s:I,s:I}", "ring_size", (json_int_t)x->size, "batch",
-			 (json_int_t)x->batch, "item_words", (int)x->words, "elapsed_ns", (json_int_t)elapsed,
-			 "items", (json_int_t)c->items, "items_per_sec",
-			 elapsed ? (double)c->items * 1e9 / (double)elapsed : 0.0, "produced", (json_int_t)p->items,
-			 "mismatched_items", (json_int_t)c->bad_items);
+	res = (struct result){ x->size, x->batch, (int)x->words, elapsed, c->items,
+			       elapsed ? (double)c->items * 1e9 / (double)elapsed : 0.0, p->items, c->bad_items };
+	return &res;
 }
 
 static const struct ruler ring_ruler = {
 	.prog = "ring-bare",
+	.result_shape = &result_shape,
 	.synopsis = "usage: ring-bare [--variant V] [--cpus A,B] [--duration D] [--ring-size N] [--batch N]\n"
 		    "                 [--item-words N] [--seed S] | --list\n"
 		    "ring's index rings with no harness around them: the ruler bench/efficiency.py divides by.\n",

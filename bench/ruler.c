@@ -11,8 +11,10 @@
 #include "clock.h"
 #include "exit-codes.h"
 #include "parse.h"
+#include "record.h"
 #include "probe.h"
 #include "ruler.h"
+#include "record.h"
 #include "timing.h"
 
 struct ruler_flag ruler_time_up, ruler_done;
@@ -95,29 +97,73 @@ static int parse_cpus(const char *s, int cpus[2], char *err, size_t len)
 	return 0;
 }
 
-/* The probe between the two CPUs: {cpus, round_trip_ns, one_way_ns, chunks}
- * or null; *one_way is NAN when it failed. */
-static json_t *probe(int a, int b, double *one_way)
+/* The probes around the run, as printed: {"before", "after", "stable"},
+ * each side {cpus, round_trip_ns, one_way_ns, chunks} or null. */
+struct probe_side {
+	uint64_t cpus[2];
+	unsigned nr_cpus;
+	double round_trip_ns, one_way_ns;
+	int chunks;
+};
+struct probe_doc {
+	const struct probe_side *before, *after;	/* NULL: the probe failed */
+	bool stable;
+	struct probe_side sides[2];
+};
+
+static const struct mmt_field side_fields[] = {
+	MMT_FIELD_COUNTS(struct probe_side, cpus, nr_cpus),
+	MMT_FIELD(struct probe_side, round_trip_ns, MMT_F_REAL),
+	MMT_FIELD(struct probe_side, one_way_ns, MMT_F_REAL),
+	MMT_FIELD(struct probe_side, chunks, MMT_F_INT),
+};
+static const struct mmt_shape side_shape = MMT_SHAPE(struct probe_side, side_fields);
+static const struct mmt_field probe_fields[] = {
+	MMT_FIELD_OBJECT(struct probe_doc, before, MMT_F_OBJECT_PTR, side_shape),
+	MMT_FIELD_OBJECT(struct probe_doc, after, MMT_F_OBJECT_PTR, side_shape),
+	MMT_FIELD(struct probe_doc, stable, MMT_F_BOOL),
+};
+static const struct mmt_shape probe_shape = MMT_SHAPE(struct probe_doc, probe_fields);
+
+/* What the ruler prints before its own figures, and the probe after. */
+struct head {
+	const char *ruler, *variant;
+	uint64_t cpus[2];
+	unsigned nr_cpus;
+};
+static const struct mmt_field head_fields[] = {
+	MMT_FIELD(struct head, ruler, MMT_F_TEXT),
+	MMT_FIELD(struct head, variant, MMT_F_TEXT),
+	MMT_FIELD_COUNTS(struct head, cpus, nr_cpus),
+};
+static const struct mmt_shape head_shape = MMT_SHAPE(struct head, head_fields);
+struct tail {
+	const struct probe_doc *probe;
+};
+static const struct mmt_field tail_fields[] = {
+	MMT_FIELD_OBJECT(struct tail, probe, MMT_F_OBJECT_PTR, probe_shape),
+};
+static const struct mmt_shape tail_shape = MMT_SHAPE(struct tail, tail_fields);
+
+/* The probe between the two CPUs into *side; NULL when it failed. */
+static const struct probe_side *probe(int a, int b, struct probe_side *side)
 {
 	struct mmt_probe_pair p;
 	struct mmt_probe_status st;
 
-	*one_way = NAN;
 	if (mmt_probe_pair(a, b, &p, NULL, NULL, &st) != MMT_PROBE_OK)
-		return json_null();
-	*one_way = p.one_way_ns;
-	return json_pack("{s:[i,i],s:f,s:f,s:i}", "cpus", a, b, "round_trip_ns", p.round_trip_ns,
-			 "one_way_ns", p.one_way_ns, "chunks", p.chunks);
+		return NULL;
+	*side = (struct probe_side){ { (uint64_t)a, (uint64_t)b }, 2, p.round_trip_ns, p.one_way_ns, p.chunks };
+	return side;
 }
 
-/* {"before": ..., "after": ..., "stable": the two within
- * MMT_PROBE_STABLE_RATIO}; takes the two references. */
-static json_t *probe_doc(json_t *before, double one_way_before, json_t *after, double one_way_after)
+/* Stable: the two within MMT_PROBE_STABLE_RATIO. */
+static void probe_stable(struct probe_doc *d)
 {
-	double drift = fmax(one_way_after / one_way_before, one_way_before / one_way_after);
+	double before = d->before ? d->before->one_way_ns : NAN, after = d->after ? d->after->one_way_ns : NAN;
+	double drift = fmax(after / before, before / after);
 
-	return json_pack("{s:o,s:o,s:b}", "before", before, "after", after, "stable",
-			 !isnan(drift) && drift <= MMT_PROBE_STABLE_RATIO);
+	d->stable = !isnan(drift) && drift <= MMT_PROBE_STABLE_RATIO;
 }
 
 static void usage(const struct ruler *r, FILE *f)
@@ -265,34 +311,29 @@ static int parse(const struct ruler *r, int argc, char **argv, struct ruler_args
 	return -1;
 }
 
-/* The probe, the run, the probe again: the probe's document in *probe_out.
- * -1 when a CPU could not be pinned or a thread started (a line said so). */
-static int measure(const struct ruler *r, const struct ruler_args *a, void *x, json_t **probe_out)
+/* The probe, the run, the probe again, into *d.  -1 when a CPU could not
+ * be pinned or a thread started (a line said so). */
+static int measure(const struct ruler *r, const struct ruler_args *a, void *x, struct probe_doc *d)
 {
-	double before, after;
-	json_t *probe_before = probe(a->cpus[0], a->cpus[1], &before);
-
-	if (run(r->prog, a->cpus, r->variants[a->variant].loop, x, a->duration_ns)) {
-		json_decref(probe_before);
+	d->before = probe(a->cpus[0], a->cpus[1], &d->sides[0]);
+	if (run(r->prog, a->cpus, r->variants[a->variant].loop, x, a->duration_ns))
 		return -1;
-	}
-	json_t *probe_after = probe(a->cpus[0], a->cpus[1], &after);
-
-	*probe_out = probe_doc(probe_before, before, probe_after, after);
+	d->after = probe(a->cpus[0], a->cpus[1], &d->sides[1]);
+	probe_stable(d);
 	return 0;
 }
 
-/* Prints the JSON object; takes own and probe.  Returns the exit code. */
-static int report(const struct ruler *r, const struct ruler_args *a, json_t *own, json_t *probe,
+/* Prints the JSON object.  Returns the exit code. */
+static int report(const struct ruler *r, const struct ruler_args *a, const void *own, const struct probe_doc *d,
 		  bool mismatched)
 {
 	const struct ruler_variant *v = &r->variants[a->variant];
-	json_t *out = json_pack("{s:s,s:s,s:[i,i]}", "ruler", r->prog, "variant", v->name, "cpus", a->cpus[0],
-				a->cpus[1]);
+	const struct head head = { r->prog, v->name, { (uint64_t)a->cpus[0], (uint64_t)a->cpus[1] }, 2 };
+	const struct tail tail = { d };
+	const struct mmt_shape *const shapes[] = { &head_shape, r->result_shape, &tail_shape };
+	const void *const objs[] = { &head, own, &tail };
+	json_t *out = mmt_shapes_json(3, shapes, objs);
 
-	json_object_update(out, own);
-	json_decref(own);
-	json_object_set_new(out, "probe", probe);
 	json_dumpf(out, stdout, JSON_COMPACT);
 	putchar('\n');
 	json_decref(out);
@@ -304,7 +345,8 @@ int ruler_main(const struct ruler *r, int argc, char **argv)
 {
 	struct ruler_args a;
 	bool mismatched = false;
-	json_t *probe, *own;
+	struct probe_doc probe_doc;
+	const void *own;
 	int rc = parse(r, argc, argv, &a);
 	void *x;
 
@@ -315,8 +357,8 @@ int ruler_main(const struct ruler *r, int argc, char **argv)
 		fprintf(stderr, "%s: out of memory\n", r->prog);
 		return MMT_EXIT_HARNESS;
 	}
-	if (measure(r, &a, x, &probe))
+	if (measure(r, &a, x, &probe_doc))
 		return MMT_EXIT_HARNESS;
 	own = r->result(x, &a, &mismatched);
-	return report(r, &a, own, probe, mismatched);
+	return report(r, &a, own, &probe_doc, mismatched);
 }

@@ -103,10 +103,12 @@ struct ruler {
 	/* The shared state the loops get, for these arguments; NULL: out of
 	 * memory.  Before the first probe. */
 	void *(*prepare)(const struct ruler_args *a);
-	/* After the run and the second probe: the ruler's own keys, in the
-	 * order printed, and *mismatched when a loop saw a payload, item or
-	 * snapshot that was not the one due. */
-	json_t *(*result)(void *x, const struct ruler_args *a, bool *mismatched);
+	/* After the run and the second probe: the ruler's own figures, a
+	 * struct of result_shape (its keys in the order printed; values.h),
+	 * and *mismatched when a loop saw a payload, item or snapshot that
+	 * was not the one due. */
+	const void *(*result)(void *x, const struct ruler_args *a, bool *mismatched);
+	const struct mmt_shape *result_shape;
 };
 
 /* What the command line asked for; val[i] is opts[i]'s value. */

@@ -114,25 +114,50 @@ static void *prepare(const struct ruler_args *a)
 	return x;
 }
 
-static json_t *result(void *arg, const struct ruler_args *a, bool *mismatched)
+/* What it prints after the run (bench/ruler.h). */
+struct result {
+	int record_words;
+	uint64_t write_interval_ns, elapsed_ns, reads;
+	double reads_per_sec;
+	uint64_t writes;
+	double writes_per_sec;
+	uint64_t retries;
+	double retry_rate;
+	uint64_t torn_reads;
+};
+static const struct mmt_field result_fields[] = {
+	MMT_FIELD(struct result, record_words, MMT_F_INT),
+	MMT_FIELD(struct result, write_interval_ns, MMT_F_COUNT),
+	MMT_FIELD(struct result, elapsed_ns, MMT_F_COUNT),
+	MMT_FIELD(struct result, reads, MMT_F_COUNT),
+	MMT_FIELD(struct result, reads_per_sec, MMT_F_REAL),
+	MMT_FIELD(struct result, writes, MMT_F_COUNT),
+	MMT_FIELD(struct result, writes_per_sec, MMT_F_REAL),
+	MMT_FIELD(struct result, retries, MMT_F_COUNT),
+	MMT_FIELD(struct result, retry_rate, MMT_F_REAL),
+	MMT_FIELD(struct result, torn_reads, MMT_F_COUNT),
+};
+static const struct mmt_shape result_shape = MMT_SHAPE(struct result, result_fields);
+
+static const void *result(void *arg, const struct ruler_args *a, bool *mismatched)
 {
+	static struct result res;
 	const struct bare *x = arg;
 	const struct side *w = &x->side[0], *r = &x->side[1];
 	uint64_t elapsed = r->t_end_ns - r->t_begin_ns, w_elapsed = w->t_end_ns - w->t_begin_ns;
 
 	/* A torn read accepted where the variant forbids it is a finding, as in the scenario. */
 	*mismatched = r->torn != 0;
-	return json_pack(
-		"{s:i,s:I,s:I,s:I,s:f,s:I,s:f,s:I,s:f,s:I}", "record_words", (int)x->words, "write_interval_ns",
-		(json_int_t)a->val[OPT_WRITE_INTERVAL_NS], "elapsed_ns", (json_int_t)elapsed, "reads",
-		(json_int_t)r->ops, "reads_per_sec", elapsed ? (double)r->ops * 1e9 / (double)elapsed : 0.0,
-		"writes", (json_int_t)w->ops, "writes_per_sec",
-		w_elapsed ? (double)w->ops * 1e9 / (double)w_elapsed : 0.0, "retries", (json_int_t)r->retries,
-		"retry_rate", r->ops ? (double)r->retries / (double)r->ops : 0.0, "torn_reads", (json_int_t)r->torn);
+	res = (struct result){ (int)x->words, a->val[OPT_WRITE_INTERVAL_NS], elapsed, r->ops,
+			       elapsed ? (double)r->ops * 1e9 / (double)elapsed : 0.0, w->ops,
+			       w_elapsed ? (double)w->ops * 1e9 / (double)w_elapsed : 0.0, r->retries,
+			       r->ops ? (double)r->retries / (double)r->ops : 0.0, r->torn };
+	return &res;
 }
 
 static const struct ruler seqcount_ruler = {
 	.prog = "seqcount-bare",
+	.result_shape = &result_shape,
 	.synopsis = "usage: seqcount-bare [--variant V] [--cpus A,B] [--duration D] [--record-words N]\n"
 		    "                     [--write-interval-ns N] | --list\n"
 		    "seqcount's sequence counts with no harness around them: the ruler bench/efficiency.py divides by.\n",

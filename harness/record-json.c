@@ -127,8 +127,7 @@ static json_t *rows_json(const struct mmt_shape *s, const void *base, unsigned n
 
 static json_t *latency_json(const struct mmt_latency *l)
 {
-	return json_pack("{s:f,s:f,s:f,s:I}", "median", l->median, "p99", l->p99, "p999", l->p999, "samples",
-			 (json_int_t)l->count);
+	return rows_json(&mmt_latency_shape, l, 1, AS_ONE);
 }
 
 static json_t *value_json(const struct mmt_metric *m, const struct mmt_value *v)
@@ -152,6 +151,16 @@ static json_t *value_json(const struct mmt_metric *m, const struct mmt_value *v)
 json_t *mmt_shape_json(const struct mmt_shape *s, const void *obj)
 {
 	return obj ? rows_json(s, obj, 1, AS_ONE) : json_null();
+}
+
+json_t *mmt_shapes_json(unsigned n, const struct mmt_shape *const *shapes, const void *const *objs)
+{
+	json_t *o = json_object();
+
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < shapes[i]->nr_fields; k++)
+			json_object_set_new(o, shapes[i]->fields[k].name, field_json(&shapes[i]->fields[k], objs[i]));
+	return o;
 }
 
 /* In the order verify() first put them. */

@@ -69,6 +69,8 @@ void mmt_record_set_cpus(struct mmt_record *r, const int *cpus, unsigned n);
  * the harness's own parts (integrity, conditions, detection, ...) and
  * the scenarios' structured metrics are rendered. */
 json_t *mmt_shape_json(const struct mmt_shape *s, const void *obj);
+/* n such structs as one object, their fields in order. */
+json_t *mmt_shapes_json(unsigned n, const struct mmt_shape *const *shapes, const void *const *objs);
 
 /* The record's parts of a run (new references): the probes around it
  * ({"before", "after", "drift", "stable"}), its workers, its outcomes by

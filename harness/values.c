@@ -13,6 +13,14 @@ static const char *const put_names[MMT_NR_METRIC_KINDS] = {
 	[MMT_METRIC_LATENCY] = "a latency", [MMT_METRIC_OBJECT] = "an object", [MMT_METRIC_LIST] = "a list",
 };
 
+static const struct mmt_field latency_fields[] = {
+	MMT_FIELD(struct mmt_latency, median, MMT_F_REAL),
+	MMT_FIELD(struct mmt_latency, p99, MMT_F_REAL),
+	MMT_FIELD(struct mmt_latency, p999, MMT_F_REAL),
+	MMT_FIELD_AS("samples", struct mmt_latency, count, MMT_F_COUNT),
+};
+const struct mmt_shape mmt_latency_shape = MMT_SHAPE(struct mmt_latency, latency_fields);
+
 /* The slot for name, when its row declares kind; else NULL and the first
  * such mistake kept for the runner. */
 static struct mmt_value *slot(struct mmt_run *run, const char *name, enum mmt_metric_kind kind)

@@ -76,6 +76,8 @@ struct mmt_latency {
 	double median, p99, p999;
 	uint64_t count;
 };
+/* Its fields as a metric's: median, p99, p999, samples. */
+extern const struct mmt_shape mmt_latency_shape;
 
 struct mmt_run;
 
