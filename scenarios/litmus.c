@@ -63,7 +63,9 @@ static const char *const sync_names[LK_NR_SYNC] = { "none", "userfence", "tsc" }
 static const char *const sync_option_names[] = { "none", "userfence", "tsc", "all", NULL };
 
 #define LK_MAXT 8	/* threads */
-#define LK_MAXV 8	/* locations */
+#define LK_MAXV 16	/* locations: vars/init/init_addr below; a run's memory is batch * nvars *
+			 * stride lines (10000 * 16 * 64 B, 9.8 MiB, by default); an outcome's
+			 * keys stay within LK_MAXK, however many locations the test has */
 #define LK_MAXK 16	/* values in an outcome (the histogram's key) */
 #define LK_MAXR 8	/* registers per thread an outcome names */
 #define LK_MAXH 64	/* distinct outcomes kept */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Malformed input never gives wrong C.  Broken variants of shipped tests
 # (truncations, unbalanced braces, unknown registers, two-line exists, CRLF,
-# quotes, backslashes and slashes in names, 9+ registers, non-ASCII bytes, an empty
+# quotes, backslashes and slashes in names, 9+ registers, 17 locations, non-ASCII bytes, an empty
 # file, ...) each either get one line FILE:LINE:COL: REASON from the front
 # end (exit 1 under --strict, nothing written), or compile, build and run
 # with the same outcomes as the test written cleanly.  Then the per-build
@@ -79,6 +79,20 @@ def keys(name, threads, regs):
         for t in range(threads)) + b"exists (" + b" /\\ ".join(b"%d:r%d=0" % (t, k) for t in range(threads)
                                                               for k in range(regs)) + b")\n")
 KEYS18, KEYS10 = keys(b"Keys18", 3, 6), keys(b"Keys10", 2, 5)
+# N locations over 2 threads, each location its own: P0 the even ones, P1 the
+# odd ones.  A thread stores to each in turn and reads it back, and each store
+# after its first is the value read before it plus 2, so x<k> ends at k+1 only
+# if every store before it in its thread landed where it should and was read
+# back; the condition names every location (one outcome, never a witness).
+def locs(name, n):
+    th = [[k for k in range(n) if k % 2 == t] for t in range(2)]
+    body = b"".join(b"P%d(%s)\n{\n" % (t, b", ".join(b"int *x%d" % k for k in ks)) + b"".join(
+        (b"\tWRITE_ONCE(*x%d, %d);\n" % (k, k + 1) if k < 2 else b"\tWRITE_ONCE(*x%d, r%d + 2);\n" % (k, k - 2))
+        + b"\tint r%d = READ_ONCE(*x%d);\n" % (k, k) for k in ks) + b"}\n\n"
+        for t, ks in enumerate(th))
+    return (b"C %s\n(* Result: Never *)\n{}\n\n" % name + body + b"exists (" + b" \\/ ".join(
+        b"x%d!=%d" % (k, k + 1) for k in range(n)) + b")\n")
+LOCS10, LOCS16 = locs(b"Locs10", 10), locs(b"Locs16", 16)
 # registers given in the initial state; the variant declares them with a
 # type and no value, which herd7 takes as 0 (NULL for a pointer)
 REGZERO = b"""C RegZero
@@ -122,7 +136,10 @@ variants = [
     ("latin1-in-name", "E", rename(SB, b"SB\xe9")),
     ("eighteen-keys", "E", KEYS18),
     ("nine-threads", "E", SB.replace(b"exists", b"".join(b"P%d(int *x)\n{\n\tWRITE_ONCE(*x, 1);\n}\n\n" % k for k in range(2, 9)) + b"exists")),
-    ("nine-locations", "E", SB.replace(b"P0(int *x, int *y)", b"P0(int *x, int *y, int *a, int *b, int *c, int *d, int *e, int *f, int *g)")),
+    # LK_MAXV (16) locations: 10 and 16 run, 17 are refused naming the limit
+    ("ten-locations", "A", LOCS10),
+    ("sixteen-locations", "A", LOCS16),
+    ("seventeen-locations", "E", locs(b"Locs17", 17)),
     ("thread-twice", "E", SB.replace(b"P1(", b"P0(")),
     ("thread-gap", "E", SB.replace(b"P1(", b"P2(").replace(b"1:r0", b"2:r0")),
     ("bad-if", "E", SY.replace(b"if (((r0 == 3)", b"if (((r0 == )", 1)),
@@ -233,7 +250,8 @@ clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLock
          "locations-unknown-register": "IsLocked", "result-maybe": "IsLocked",
          "c11-type-kernel-ops": "Atomic-values", "c11-atomic-paren": "C11one", "c11-bare-condition": "C11one",
          "c11-bracket-condition": "C11one", "no-exists": "no-condition", "void-thread": "IsLocked",
-         "void-thread-one-line": "IsLocked", "global-include-block": "IsLocked", "register-init-no-value": "RegZero"}
+         "void-thread-one-line": "IsLocked", "global-include-block": "IsLocked", "register-init-no-value": "RegZero",
+         "ten-locations": "Locs10", "sixteen-locations": "Locs16"}
 for name, kind, data in variants:
     if kind == "A" and not data.startswith(b'C Atomic"') and b"C Is\\" not in data[:10] and b"C Is*)" not in data[:10]:
         first = data.split(b"\n", 1)[0].rstrip(b"\r")
@@ -244,6 +262,8 @@ open(os.path.join(out, "..", "alt", "Regs.litmus"), "wb").write(REGS)
 open(os.path.join(out, "..", "alt", "Keys10.litmus"), "wb").write(KEYS10)
 open(os.path.join(out, "..", "alt", "C11one.litmus"), "wb").write(C11ONE)
 open(os.path.join(out, "..", "alt", "RegZero.litmus"), "wb").write(REGZERO)
+open(os.path.join(out, "..", "alt", "Locs10.litmus"), "wb").write(LOCS10)
+open(os.path.join(out, "..", "alt", "Locs16.litmus"), "wb").write(LOCS16)
 EOF
 n=$(wc -l <"$scratch/manifest")
 [ "$n" -ge 30 ]
@@ -290,7 +310,16 @@ while read -r name kind clean; do
 		ok $? "$name: runs, one outcome of no registers, never a witness ($a)"
 		continue
 	fi
-	if [ "$clean" = Regs ] || [ "$clean" = Keys10 ] || [ "$clean" = C11one ] || [ "$clean" = RegZero ]; then	# clean tests of the alternative build
+	case $clean in Locs1[06])	# every location where its thread stored it, read back, never a witness
+		a=$(outcomes "$scratch/a.json") n=${clean#Locs}
+		want=$(python3 -c 'import sys
+print("ok", [("; ".join("x%d=%d" % (k, k + 1) for k in range(int(sys.argv[1]))), False)])' "$n")
+		[ "$arc" -eq 0 ] && [ "$a" = "$want" ]
+		ok $? "$name: $n locations run, each holding its store ($a)"
+		;;
+	esac
+	if [ "$clean" = Regs ] || [ "$clean" = Keys10 ] || [ "$clean" = C11one ] || [ "$clean" = RegZero ] ||
+		[ "$clean" = Locs10 ] || [ "$clean" = Locs16 ]; then	# clean tests of the alternative build
 		timeout -k 10 120 "$scratch/alt/mmtorture" litmus --test "$clean" --primitives kernel --sync 0 \
 			--duration 50ms --output "$scratch/c.json" >/dev/null 2>&1
 	else
@@ -302,6 +331,11 @@ while read -r name kind clean; do
 	[ "$arc" -eq 0 ] && [ "$a" = "$c" ]
 	ok $? "$name: runs as $clean does ($a)"
 done <"$scratch/manifest"
+
+# Past LK_MAXV: the refusal gives the count, the limit and where it is set.
+"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/seventeen-locations.litmus" 2>"$scratch/one.err"
+grep -q ':[0-9]*:[0-9]*: 17 memory locations (x0, .*): a test of the engine holds at most 16 (LK_MAXV in scenarios/litmus.c' "$scratch/one.err"
+ok $? "17 locations: refused with the count and the limit of 16 ($(cat "$scratch/one.err"))"
 
 # Tests per build: 256 fit, 300 are refused in one line, and nothing is written.
 mkdir -p "$scratch/many"

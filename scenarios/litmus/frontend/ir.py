@@ -12,7 +12,7 @@ Every node that can be rejected later carries its (line, col).
 # against them at compile time, so the two cannot drift).
 LIMITS = {
     "threads": 8,		# LK_MAXT
-    "locations": 8,		# LK_MAXV
+    "locations": 16,		# LK_MAXV: the descriptor's vars/init/init_addr
     "keys": 16,			# LK_MAXK: registers and locations an outcome names
     "stored_registers": 8,	# LK_MAXR: per thread, the registers an outcome names
     "tests": 256,		# per build: 4 primitive sets each, MMT_MAX_VARIANTS (1024) in all
