@@ -122,6 +122,21 @@ static const struct mmt_field health_fields[] = {
 };
 const struct mmt_shape mmt_health_shape = MMT_SHAPE(struct mmt_health_report, health_fields);
 
+/* msg into a line, cut if it must be at a UTF-8 character's start: a
+ * split character would make the line invalid text, and lost. */
+static void keep_line(char *line, const char *msg)
+{
+	size_t n = strlen(msg);
+
+	if (n >= sizeof(((struct mmt_log_line *)0)->text)) {
+		n = sizeof(((struct mmt_log_line *)0)->text) - 1;
+		while (n && ((unsigned char)msg[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(line, msg, n);
+	line[n] = '\0';
+}
+
 void mmt_health_end(struct mmt_kernel_health *h, struct mmt_health_report *out)
 {
 	static const char *const bad[] = { "WARNING:", "BUG:", "BUG ", "Oops", "Call Trace",
@@ -150,8 +165,7 @@ void mmt_health_end(struct mmt_kernel_health *h, struct mmt_health_report *out)
 				if (strstr(msg, *b)) {
 					out->splat = true;
 					if (out->nr_lines < MMT_HEALTH_LINES)
-						snprintf(out->lines[out->nr_lines++].text, sizeof(out->lines[0].text),
-							 "%.511s", msg);
+						keep_line(out->lines[out->nr_lines++].text, msg);
 					break;
 				}
 		}

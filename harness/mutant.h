@@ -35,7 +35,7 @@ int mmt_mutant_apply(const char *list, char *err, size_t len);
  * "reverts": the table's commit or null, "was_on"}}}; present false on a
  * kernel without the patch.  hits and window: MMT_NONE_SIGNED where
  * unreadable. */
-#define MMT_MUTANT_SWITCHES 32
+#define MMT_MUTANT_SWITCHES 64	/* mutant.c enumerates as many */
 struct mmt_mutant_switch {
 	char name[64];
 	bool on;

@@ -533,7 +533,7 @@ static void collect(struct mmt_run *run, const pthread_t *threads, struct mmt_ru
 	else
 		snprintf(run->values_error, sizeof(run->values_error), "out of memory for %s's metrics", sc->name);
 	/* Rendered now, while what the values point into is the scenario's. */
-	run->metrics = mmt_metrics_json(sc, run->values);
+	run->metrics = run->values ? mmt_metrics_json(sc, run->values) : json_object();
 	mmt_values_free(run);
 	/* A metric the descriptor does not declare, or put as another kind,
 	 * is a harness bug: no reader would know its unit or which way is

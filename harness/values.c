@@ -104,6 +104,9 @@ void mmt_put_text(struct mmt_run *run, const char *name, const char *x)
 		free((void *)v->v.text);
 	v->v.text = strdup(x);
 	v->state = v->v.text ? MMT_VALUE_SET : MMT_VALUE_NULL;
+	if (!v->v.text && !run->values_error[0])
+		snprintf(run->values_error, sizeof(run->values_error), "%s: out of memory for metric \"%s\"",
+			 run->sc->name, name);
 }
 
 void mmt_put_null(struct mmt_run *run, const char *name)

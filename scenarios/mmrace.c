@@ -417,7 +417,7 @@ struct mmr_line_up {
 	int protector;
 	uint64_t writers[MMR_MAX_WRITERS];
 	unsigned nr_writers;
-	uint64_t migrator;		/* MMT_NONE: no migrator */
+	int64_t migrator;		/* MMT_NONE_SIGNED: no migrator; -1: not known yet */
 	const char *migrator_shares, *pages_move, *why;
 	char moves[64];
 };
@@ -473,7 +473,7 @@ static const struct mmt_shape mismatch_shape = MMT_SHAPE(struct mmr_mismatch_rep
 static const struct mmt_field line_up_fields[] = {
 	MMT_FIELD(struct mmr_line_up, protector, MMT_F_INT),
 	MMT_FIELD_COUNTS(struct mmr_line_up, writers, nr_writers),
-	MMT_FIELD(struct mmr_line_up, migrator, MMT_F_COUNT),
+	MMT_FIELD(struct mmr_line_up, migrator, MMT_F_SIGNED),
 	MMT_FIELD(struct mmr_line_up, migrator_shares, MMT_F_TEXT),
 	MMT_FIELD(struct mmr_line_up, pages_move, MMT_F_TEXT),
 	MMT_FIELD(struct mmr_line_up, why, MMT_F_TEXT),
@@ -606,7 +606,7 @@ static void line_up(const struct mmr_priv *p, struct mmr_line_up *l)
 	for (unsigned w = 0; w < p->nwriters && w < MMR_MAX_WRITERS; w++)
 		l->writers[l->nr_writers++] = (uint64_t)run->workers[1 + w].cpu;
 	if (!actor_on(p, "migrator")) {
-		l->migrator = MMT_NONE;
+		l->migrator = MMT_NONE_SIGNED;
 		l->migrator_shares = l->pages_move = NULL;
 		l->why = "no migrator process (actors.migrator says why)";
 		return;
@@ -615,7 +615,7 @@ static void line_up(const struct mmr_priv *p, struct mmr_line_up *l)
 		snprintf(l->moves, sizeof(l->moves), "between %d nodes, each walk to the next", p->nodes);
 	else
 		snprintf(l->moves, sizeof(l->moves), "to new frames on node %d, the only one", p->node_ids[0]);
-	l->migrator = (uint64_t)READ_ONCE(p->ctl->child_cpu);
+	l->migrator = READ_ONCE(p->ctl->child_cpu);
 	l->migrator_shares = shares;
 	l->pages_move = l->moves;
 	l->why = n >= 3 && !shares ? "each actor on its own CPU"
@@ -789,7 +789,8 @@ static void mmrace_verify(struct mmt_run *run)
 	window_metrics(run, p, &t, r);
 	finding_metrics(run, p, &t, child_death, r);
 	mmt_put_list(run, "first_mismatches", r->mism, p->nr_mismatches);
-	mmt_put_object(run, "crash", t.crashes ? &t.crash : NULL);
+	r->crash = t.crash;	/* rendered after verify() returns: not t's */
+	mmt_put_object(run, "crash", t.crashes ? &r->crash : NULL);
 	kernel_metrics(run, p, r);
 
 	/* Findings are conclusive by themselves. */

@@ -184,7 +184,7 @@ struct mmr_priv {
 	struct mmr_actor {
 		const char *name;
 		const char *why_off;	/* NULL or why */
-		char why[200];
+		char why[320];
 	} actors[MMR_NR_ACTORS];
 	unsigned nr_actors;
 	struct mmr_report *report;	/* verify()'s, for the record */
