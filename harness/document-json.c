@@ -9,7 +9,7 @@
 #include "catalogue.h"
 #include "descriptor.h"
 #include "metadata.h"
-#include "results.h"
+#include "schema.h"
 #include "scenario.h"
 #include "sysctl.h"
 

@@ -10,7 +10,7 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define MMT_SCHEMA_VERSION 1
+#include "schema.h"	/* MMT_SCHEMA_VERSION */
 /* A results file in the making, where O_TMPFILE is not to be had; never
  * accepted as an --output name. */
 #define MMT_RESULTS_TMP_PREFIX ".mmtorture-result."

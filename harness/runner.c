@@ -2,6 +2,7 @@
 #include "runner.h"
 #include "descriptor.h"
 #include "integrity.h"
+#include "metrics.h"
 #include "arch/barrier.h"
 #include "clock.h"
 #include "conditions.h"

@@ -9,6 +9,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
+/* The results files this build writes (results/schema.json's version). */
+#define MMT_SCHEMA_VERSION 1
+
 /* The parsed schema (kept for the process), or NULL with the reason. */
 const json_t *mmt_schema(char *err, size_t len);
 

@@ -28,6 +28,7 @@
 
 #include "arch/barrier.h"
 #include "clock.h"
+#include "metrics.h"
 #include "scenario.h"
 #include "timing.h"
 

@@ -48,6 +48,7 @@
 
 #include "arch/barrier.h"
 #include "clock.h"
+#include "metrics.h"
 #include "mix.h"
 #include "cli.h"
 #include "scenario.h"

@@ -54,6 +54,7 @@
 
 #include "arch/barrier.h"
 #include "clock.h"
+#include "metrics.h"
 #include "mmrace.h"
 #include "mutant.h"
 

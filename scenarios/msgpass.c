@@ -25,6 +25,7 @@
 
 #include "msgpass.h"
 #include "clock.h"
+#include "metrics.h"
 #include "histogram.h"
 #include "mix.h"
 #include "placement-track.h"

@@ -45,6 +45,7 @@
 #include <ck_ring.h>
 #endif
 
+#include "metrics.h"
 #include "placement-track.h"
 #include "ring.h"
 

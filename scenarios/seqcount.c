@@ -21,6 +21,7 @@
 #include <urcu.h>
 
 #include "clock.h"
+#include "metrics.h"
 #include "placement-track.h"
 #include "seqcount.h"
 

@@ -11,6 +11,7 @@
  * run found.
  */
 #include "descriptor.h"
+#include "metrics.h"
 #include "record.h"
 #include "scenario.h"
 #include "sysctl.h"
