@@ -101,6 +101,19 @@ enum { LK_O_NONE, LK_O_RELAXED, LK_O_ACQUIRE, LK_O_RELEASE, LK_O_FULL };
 		else                                                           \
 			smp_wmb();                                             \
 	} while (0)
+/* smp_store_mb(*p, v): WRITE_ONCE then smp_mb, as linux-kernel.def
+ * expands it (__store{once}; __fence{mb}), in every set: the set's
+ * WRITE_ONCE and full fence (x86's kernel uses one xchg, which is both).
+ * Weakened (LK_WEAK_STORE_MB): the store alone. */
+#ifdef LK_WEAK_STORE_MB
+#define LK_STORE_MB(P, p, v) LK_WRITE_ONCE(P, p, v)
+#else
+#define LK_STORE_MB(P, p, v)                                                   \
+	do {                                                                   \
+		LK_WRITE_ONCE(P, p, v);                                        \
+		LK_MB(P);                                                      \
+	} while (0)
+#endif
 /* rcu_dereference: an address-dependency-ordered load. */
 #define LK_RCU_DEREF(P, p)                                                     \
 	((P) == LK_URCU ? ({ uint64_t __lk_d = CMM_LOAD_SHARED(*(p)); cmm_smp_read_barrier_depends(); __lk_d; }) \
@@ -266,6 +279,15 @@ static inline memory_order lk_c11_order(int o)
  *    consume,
  *    acquire  smp_rmb                            cmm_smp_mb
  *    others   smp_mb (mfence in kernel-mfence)   cmm_smp_mb
+ *   orders C11 forbids there, which herd7 reads (litmus2c passes each on
+ *   as the order herd7's c11_base.cat and rc11.cat make of it, prims.py
+ *   LOAD_HERD ...; the binding is then that order's, in every set):
+ *    load release      relaxed   (synchronizes-with begins at a write)
+ *    load acq_rel      acquire
+ *    store consume,
+ *    store acquire     relaxed   (synchronizes-with ends at a read)
+ *    store acq_rel     release
+ *    compare_exchange failure release: relaxed, acq_rel: acquire
  *
  * Why the kernel set's seq_cst is enough: x86 (TSO) reorders only a store
  * with a later load, and every seq_cst store ends with the full fence, so
@@ -282,7 +304,9 @@ static inline memory_order lk_c11_order(int o)
  *
  * compare_exchange(object, expected, desired): reads *expected (a plain
  * load), and on failure writes the value seen back to it (a plain store),
- * as C11 and herd7 do; returns 1 or 0.  The failure order only adds: in
+ * as C11 and herd7 do; returns 1 or 0.  expected may be '&REG', a
+ * register of the thread (herd7's ExpctReg): the register's own local,
+ * read and, on failure, written the same way.  The failure order only adds: in
  * the kernel set a non-relaxed failure order makes the RMW full (a failed
  * LL/SC cmpxchg is otherwise a relaxed load); in the c11 set the success
  * order is raised to cover it (C11 7.17.7.4: no weaker than failure).

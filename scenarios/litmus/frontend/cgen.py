@@ -79,6 +79,8 @@ class Gen:
     def ptr(self, e):
         if isinstance(e, ir.Loc):
             return "LKV(%d)" % self.loc_ix[e.name]
+        if isinstance(e, ir.RegAddr):
+            return "((uint64_t *)&lkr_%s)" % e.name	# the register itself: int64_t, read and written as uint64_t
         return "LK_ADDR(%s)" % self.val(e)
 
     def call(self, e):

@@ -33,6 +33,7 @@ class Node:
 class Num(Node): pass		# value
 class Reg(Node): pass		# name
 class Loc(Node): pass		# name: the location's address
+class RegAddr(Node): pass	# name: "&REG", only as compare_exchange's expected pointer
 class Deref(Node): pass		# ptr: a plain load (or, as a store's target, a plain store)
 class Bin(Node): pass		# op, a, b
 class Un(Node): pass		# op, a

@@ -22,7 +22,7 @@ import re
 from . import ir
 from .diag import LitmusError
 from .lexer import Token
-from .prims import PRIMS, KNOWN_UNSUPPORTED, ORDERS, C11_OVERLOADS
+from .prims import PRIMS, KNOWN_UNSUPPORTED, ORDERS, C11_OVERLOADS, CAS_EXPECTED
 
 # Types herd7 reads that this engine has no location for, and why.
 UNSUPPORTED_TYPES = {
@@ -486,7 +486,8 @@ class Parser:
             self.next()
             return ir.Un(pos, op=tok.text, a=self.unary())
         if self.at("&"):
-            self.err(tok, "'&' (address of) is not supported in a thread body; a parameter is already an address")
+            self.err(tok, "'&' (address of) is not supported in a thread body; a parameter is already an address "
+                          "(herd7 reads '&REGISTER' only as compare_exchange's expected value)")
         if self.at("(") and self.peek(1).kind == "ident" and self.peek(1).text in TYPE_WORDS:
             self.next()
             self.skip_type()
@@ -521,6 +522,13 @@ class Parser:
         if tok.text in MEMORY_ORDERS:
             self.err(tok, "'%s' is a memory order: only the order argument of an atomic_*_explicit() call or of "
                           "atomic_thread_fence() takes one" % tok.text)
+        if tok.text in ("true", "false"):
+            # herd7's CLexer has no such token: the name is a register no one set
+            self.err(tok, "'%s': herd7's C has no true/false (it reads the name as a register); write %d"
+                     % (tok.text, tok.text == "true"))
+        if tok.text in self.t.locs:
+            self.err(tok, "'%s' is a location of the test but not a parameter of P%d: a thread reaches a location "
+                          "only through its parameters, as in herd7 ('int *%s')" % (tok.text, self.th.pid, tok.text))
         self.err(tok, "'%s' is neither a register of P%d nor one of its parameters" % (tok.text, self.th.pid))
 
     def call(self, tok):
@@ -537,6 +545,8 @@ class Parser:
             k = len(args)
             if k < len(prim.args) and prim.args[k] == "o":
                 args.append(self.order(prim, prim.args[:k].count("o")))
+            elif k == 1 and name in CAS_EXPECTED and self.at("&"):
+                args.append(self.expected_register())
             else:
                 args.append(self.expr())
             if not self.at(")"):
@@ -577,6 +587,21 @@ class Parser:
             self.err(tok, "synchronize_rcu() inside an RCU read-side critical section would wait for itself")
         return ir.Call(pos, prim=prim, args=args)
 
+    def expected_register(self):
+        """compare_exchange's expected value in a register of the thread,
+        '&REG' (herd7's CBase ExpctReg, the c4 tools' form): read as
+        *expected is, and written with the value seen when it fails."""
+        amp = self.next()
+        tok = self.peek()
+        if tok.kind != "ident" or tok.text not in self.th.regs:
+            if tok.kind == "ident" and tok.text in self.th.params:
+                self.err(amp, "'&%s': '%s' is already a location's address; pass it without '&'"
+                         % (tok.text, tok.text))
+            self.err(tok, "expected a register of P%d after '&' (compare_exchange's expected value '&REG'), "
+                          "found %s" % (self.th.pid, describe(tok)))
+        self.next()
+        return ir.RegAddr((amp.line, amp.col), name=tok.text)
+
     def c11_reading(self, args):
         """Whether atomic_fetch_add(a, b) is C11's (object, value) rather than
         the kernel's (value, object): the argument that is a location says,
@@ -609,6 +634,9 @@ class Parser:
             self.next()
             o = MEMORY_ORDERS[tok.text]
             allowed = prim.orders[k]
+            if o not in allowed and o in prim.herd[k]:
+                # C11 forbids it here, herd7 reads it: as its models do (prims.py LOAD_HERD ...)
+                return ir.Order(pos, name=prim.herd[k][o], written=o)
             if o not in allowed:
                 what = ("the failure order of %s()" % prim.name if k == 1 else "an order of %s()" % prim.name)
                 self.err(tok, "%s is not %s: C11 allows %s there" % (

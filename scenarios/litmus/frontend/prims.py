@@ -28,9 +28,10 @@ SET_DESC = {
 
 
 class Prim:
-    def __init__(self, name, args, returns, c, needs=(), unsupported=None, orders=()):
+    def __init__(self, name, args, returns, c, needs=(), unsupported=None, orders=(), herd=()):
         self.name, self.args, self.returns, self.c = name, args, returns, c
         self.orders = list(orders)	# per "o" argument: the orders C11 allows there
+        self.herd = list(herd) or [{} for _ in self.orders]	# per "o" argument: order C11 forbids -> what herd7 makes of it
         self.needs = set(needs)			# "rcu": threads register with RCU
         self.unsupported = unsupported or {}
 
@@ -52,6 +53,9 @@ def _table():
     # smp_read_barrier_depends orders dependent loads, which smp_rmb does.
     add("lockless_dereference", "l", True, "LK_RCU_DEREF(P, {0})")
     add("smp_read_barrier_depends", "", False, "LK_RMB(P)")
+    # linux-kernel.def: smp_store_mb(X,V) { __store{once}(X,V); __fence{mb}; }
+    # (its first argument WRITE_ONCE's: smp_store_mb(*x, v))
+    add("smp_store_mb", "lv", False, "LK_STORE_MB(P, {0}, {1})")
     for f in ("smp_mb", "smp_rmb", "smp_wmb"):
         add(f, "", False, "LK_%s(P)" % f[4:].upper())
     add("barrier", "", False, "barrier()")
@@ -113,12 +117,26 @@ ORDERS = ["relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"]
 LOAD_ORDERS = ["relaxed", "consume", "acquire", "seq_cst"]	# C11 7.17.7.2
 STORE_ORDERS = ["relaxed", "release", "seq_cst"]		# C11 7.17.7.1
 FAIL_ORDERS = LOAD_ORDERS					# C11 7.17.7.4: no release, no acq_rel
+# The orders C11 forbids there that herd7 reads all the same (its CParser
+# takes any memory_order_* for any operation; the event only carries the
+# annotation), each as the order its C11 models make of it: in c11_base.cat
+# and rc11.cat a synchronizes-with edge begins at a release *write* (or a
+# fence before one) and ends at an acquire *read* (or a fence after one),
+# so a release or consume mark on a load, or an acquire or consume mark on
+# a store, orders nothing: the access is relaxed.  acq_rel is in both
+# REL and ACQ: on a load it is acquire, on a store release.
+LOAD_HERD = {"release": "relaxed", "acq_rel": "acquire"}
+STORE_HERD = {"consume": "relaxed", "acquire": "relaxed", "acq_rel": "release"}
+FAIL_HERD = LOAD_HERD						# a failed compare_exchange is a load
 
 
 # Names both dialects have with other arguments: the kernel's
 # atomic_fetch_add(i, v) and C11's atomic_fetch_add(obj, v).  The parser
 # picks by the arguments (parser.py, Parser.call).
 C11_OVERLOADS = {}
+# compare_exchange's: its expected pointer may also be '&REG', a register
+# of the thread (herd7's CBase ExpctReg)
+CAS_EXPECTED = set()
 
 
 def c11(add_kernel, kernel):
@@ -128,9 +146,9 @@ def c11(add_kernel, kernel):
         else:
             add_kernel(name, *a, **kw)
     sc = "LK_MO_SEQ_CST"
-    add("atomic_load_explicit", "po", True, "LK_C11_LOAD(P, {1}, {0})", orders=[LOAD_ORDERS])
+    add("atomic_load_explicit", "po", True, "LK_C11_LOAD(P, {1}, {0})", orders=[LOAD_ORDERS], herd=[LOAD_HERD])
     add("atomic_load", "p", True, "LK_C11_LOAD(P, %s, {0})" % sc)
-    add("atomic_store_explicit", "pvo", False, "LK_C11_STORE(P, {2}, {0}, {1})", orders=[STORE_ORDERS])
+    add("atomic_store_explicit", "pvo", False, "LK_C11_STORE(P, {2}, {0}, {1})", orders=[STORE_ORDERS], herd=[STORE_HERD])
     add("atomic_store", "pv", False, "LK_C11_STORE(P, %s, {0}, {1})" % sc)
     add("atomic_exchange_explicit", "pvo", True, "LK_C11_XCHG(P, {2}, {0}, {1})", orders=[ORDERS])
     add("atomic_exchange", "pv", True, "LK_C11_XCHG(P, %s, {0}, {1})" % sc)
@@ -143,8 +161,9 @@ def c11(add_kernel, kernel):
     # failure is a permission C11 gives, never an obligation.
     for kind in ("strong", "weak"):
         add("atomic_compare_exchange_%s_explicit" % kind, "ppvoo", True, "LK_C11_CAS(P, {3}, {4}, {0}, {1}, {2})",
-            orders=[ORDERS, FAIL_ORDERS])
+            orders=[ORDERS, FAIL_ORDERS], herd=[{}, FAIL_HERD])
         add("atomic_compare_exchange_%s" % kind, "ppv", True, "LK_C11_CAS(P, %s, %s, {0}, {1}, {2})" % (sc, sc))
+    CAS_EXPECTED.update(n for n in kernel if n.startswith("atomic_compare_exchange_"))
     add("atomic_thread_fence", "o", False, "LK_C11_FENCE(P, {0})", orders=[ORDERS])
 
 
