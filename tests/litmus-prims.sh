@@ -3,7 +3,7 @@
 # shipped test that relies on it passes with the real binding and, built
 # again with that binding deliberately weakened (litmus-prims.h LK_WEAK_*:
 # RMWs as a plain load and store, locks and RCU as nothing, C11 orders
-# relaxed), shows its forbidden outcome: FORBIDDEN AND SEEN, exit 1.  On x86 only a weakened
+# relaxed, smp_store_mb's fence dropped), shows its forbidden outcome: FORBIDDEN AND SEEN, exit 1.  On x86 only a weakened
 # binding can show these outcomes at all, so this is where they are proven.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
@@ -57,8 +57,10 @@ weak LK_WEAK_SRCU "kernel urcu c11" SRCU+sync+SB SRCU-down-up+sync+SB SB+after-s
 # (LK_WEAK_RMW) their atomicity and, in the kernel set, whose seq_cst load
 # carries no fence on x86 and arm64, the seq_cst RMW's order.  acquire and
 # release are free on x86 (TSO): only arm64 can show C11-MP+rel-acq.
-weak LK_WEAK_C11 "kernel urcu c11" C11-SB+sc C11-SB+sc-fences
-weak LK_WEAK_RMW kernel C11-SB+sc-rmws C11-LU+fetch-ops C11-LU+xchg-cas
+weak LK_WEAK_C11 "kernel urcu c11" C11-SB+sc C11-SB+sc-fences C11-SB+sc-fences+herd-orders
+weak LK_WEAK_RMW kernel C11-SB+sc-rmws C11-LU+fetch-ops C11-LU+xchg-cas C11-LU+cas-reg
+# smp_store_mb(): its fence (LK_WEAK_STORE_MB: the WRITE_ONCE alone)
+weak LK_WEAK_STORE_MB "kernel kernel-mfence urcu c11" SB+store-mbs
 if [ "$(uname -m)" = aarch64 ]; then
 	weak LK_WEAK_C11 "kernel urcu c11" C11-MP+rel-acq
 fi
