@@ -198,13 +198,28 @@ variants = [
     # herd7's C11 dialect: what C11 does not have is refused at the token
     ("c11-unknown-order", "E", C11.replace(b"memory_order_seq_cst);\n\tint r0", b"memory_order_sequential);\n\tint r0", 1)),
     ("c11-missing-order", "E", C11.replace(b"atomic_load_explicit(y, memory_order_seq_cst)", b"atomic_load_explicit(y)", 1)),
-    ("c11-store-acquire", "E", C11.replace(b"atomic_store_explicit(x, 1, memory_order_seq_cst)",
-                                           b"atomic_store_explicit(x, 1, memory_order_acquire)", 1)),
-    ("c11-load-release", "E", C11.replace(b"atomic_load_explicit(y, memory_order_seq_cst)",
-                                          b"atomic_load_explicit(y, memory_order_release)", 1)),
-    ("c11-cas-failure-release", "E", C11.replace(b"int r0 = atomic_load(x);",
-                                                 b"int r0 = atomic_compare_exchange_strong_explicit(x, y, 1, "
-                                                 b"memory_order_seq_cst, memory_order_release);", 1)),
+    # orders C11 forbids for the operation, which herd7 reads (as its models do: prims.py LOAD_HERD ...)
+    ("c11-store-acquire", "A", C11ONE.replace(b"atomic_store_explicit(x, 3, memory_order_release)",
+                                              b"atomic_store_explicit(x, 3, memory_order_acquire)", 1)),
+    ("c11-store-acq-rel", "A", C11ONE.replace(b"atomic_store_explicit(x, 3, memory_order_release)",
+                                              b"atomic_store_explicit(x, 3, memory_order_acq_rel)", 1)),
+    ("c11-load-release", "A", C11ONE.replace(b"int r2 = atomic_load(x);",
+                                             b"int r2 = atomic_load_explicit(x, memory_order_release);", 1)),
+    ("c11-cas-failure-release", "A", C11ONE.replace(b"memory_order_acquire, memory_order_relaxed)",
+                                                    b"memory_order_acquire, memory_order_release)", 1)),
+    # herd7's '&REG' as compare_exchange's expected value (c4's form):
+    # read, and written back on failure, as the location e is
+    ("c11-cas-expected-register", "A", C11ONE.replace(b"{ [x] = 0; [e] = 0; }", b"{ [x] = 0; }", 1)
+        .replace(b"P0(atomic_int *x, int *e)\n{\n", b"P0(atomic_int *x)\n{\n\tint e = 0;\n", 1)
+        .replace(b"(x, e, 7,", b"(x, &e, 7,", 1).replace(b"e=5 /\\ x=1)", b"0:e=5 /\\ x=1)", 1)),
+    # linux-kernel.def's smp_store_mb(X,V): WRITE_ONCE(X,V) then smp_mb()
+    ("store-mb", "A", REGS.replace(b"WRITE_ONCE(*x, 3);", b"smp_store_mb(*x, 3);", 1)),
+    ("store-mb-pointer", "E", REGS.replace(b"WRITE_ONCE(*x, 3);", b"smp_store_mb(x, 3);", 1)),
+    # herd7's C has no true/false; a location reached without a parameter
+    ("true-constant", "E", REGS.replace(b"r1 = r0 + 1;", b"r1 = r0 + true;", 1)),
+    ("location-not-parameter", "E", REGS.replace(b"{}\n", b"{ y = 1; }\n", 1).replace(b"r1 = r0 + 1;", b"r1 = READ_ONCE(*y);", 1)),
+    ("c11-cas-address-of-location", "E", C11ONE.replace(b"(x, e, 7,", b"(x, &e, 7,", 1)),
+    ("address-of-register-elsewhere", "E", C11ONE.replace(b"int r2 = atomic_load(x);", b"int r2 = atomic_load(&r0);", 1)),
     ("c11-order-as-value", "E", C11.replace(b"atomic_store(y, 1);", b"atomic_store(y, memory_order_relaxed);", 1)),
     ("c11-order-not-a-name", "E", C11.replace(b"atomic_load_explicit(y, memory_order_seq_cst)",
                                               b"atomic_load_explicit(y, 5)", 1)),
@@ -249,7 +264,10 @@ clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLock
          "key-equals-key": "IsLocked", "exists-semicolon": "IsLocked", "condition-only-location": "IsLocked",
          "locations-unknown-register": "IsLocked", "result-maybe": "IsLocked",
          "c11-type-kernel-ops": "Atomic-values", "c11-atomic-paren": "C11one", "c11-bare-condition": "C11one",
-         "c11-bracket-condition": "C11one", "no-exists": "no-condition", "void-thread": "IsLocked",
+         "c11-bracket-condition": "C11one", "c11-store-acquire": "C11one", "c11-store-acq-rel": "C11one",
+         "c11-load-release": "C11one", "c11-cas-failure-release": "C11one", "c11-cas-expected-register": "C11one",
+         "store-mb": "Regs",
+         "no-exists": "no-condition", "void-thread": "IsLocked",
          "void-thread-one-line": "IsLocked", "global-include-block": "IsLocked", "register-init-no-value": "RegZero",
          "ten-locations": "Locs10", "sixteen-locations": "Locs16"}
 for name, kind, data in variants:
@@ -328,6 +346,8 @@ print("ok", [("; ".join("x%d=%d" % (k, k + 1) for k in range(int(sys.argv[1]))),
 	a=$(outcomes "$scratch/a.json") c=$(outcomes "$scratch/c.json")
 	# IsLocked's outcomes, each with q, which nothing stores to, at 0
 	[ "$name" = condition-only-location ] && a=$(printf '%s' "$a" | sed "s/'q=0; /'/g")
+	# the expected value in P0's register e, where C11one has the location e
+	[ "$name" = c11-cas-expected-register ] && a=$(printf '%s' "$a" | sed "s/; 0:e=/; e=/g")
 	[ "$arc" -eq 0 ] && [ "$a" = "$c" ]
 	ok $? "$name: runs as $clean does ($a)"
 done <"$scratch/manifest"
@@ -362,11 +382,14 @@ ok $? "__int128: the refusal names the type and the 64-bit limit ($(cat "$scratc
 "$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/atomic-int128.litmus" 2>"$scratch/one.err"
 grep -q ":[0-9]*:[0-9]*: type '__int128' is not supported: 128-bit locations" "$scratch/one.err"
 ok $? "_Atomic __int128: the refusal names the 128-bit type, not _Atomic ($(cat "$scratch/one.err"))"
-# C11 orders: the refusal says what is wrong with the order
+# C11 orders and '&': the refusal says what is wrong
 for v in "c11-unknown-order:is not a memory order: C11 has memory_order_relaxed" \
 	"c11-missing-order:its memory order (memory_order_...) is missing" \
-	"c11-store-acquire:memory_order_acquire is not an order of atomic_store_explicit()" \
-	"c11-cas-failure-release:memory_order_release is not the failure order of atomic_compare_exchange_strong_explicit()"; do
+	"c11-cas-address-of-location:'&e': 'e' is already a location's address; pass it without '&'" \
+	"address-of-register-elsewhere:herd7 reads '&REGISTER' only as compare_exchange's expected value" \
+	"true-constant:'true': herd7's C has no true/false (it reads the name as a register); write 1" \
+	"location-not-parameter:'y' is a location of the test but not a parameter of P0" \
+	"store-mb-pointer:smp_store_mb(): expected '*LOCATION' as its first argument"; do
 	"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/${v%%:*}.litmus" 2>"$scratch/one.err"
 	grep -qF "${v#*:}" "$scratch/one.err"
 	ok $? "${v%%:*}: the refusal names the order's fault ($(cat "$scratch/one.err"))"
