@@ -224,6 +224,18 @@ static int parse_opt(const struct ruler_opt *o, const char *s, uint64_t *out, ch
 	return 0;
 }
 
+/* A variant with no ruler here: skipped with the reason (77); else -1. */
+static int skip_unrunnable(const struct ruler *r, const struct ruler_variant *v)
+{
+	if (runnable(v))
+		return -1;
+	fprintf(stderr, "%s: %s: %s\n", r->prog, v->name,
+		v->family == MMT_FAMILY_INJECTED ? "an injected fault has no ruler"
+		: !v->has_ruler			 ? r->no_ruler
+						 : mmt_family_not_built(v->family));
+	return MMT_EXIT_SKIPPED;
+}
+
 enum { OPT_VARIANT = 'v', OPT_CPUS = 'c', OPT_DURATION = 'd', OPT_LIST = 'l', OPT_HELP = 'h', OPT_OWN = 256 };
 
 /* Parses the command line into *a.  -1: run it.  Else the exit code for
@@ -298,17 +310,7 @@ static int parse(const struct ruler *r, int argc, char **argv, struct ruler_args
 		snprintf(msg, sizeof(msg), "unexpected argument '%s'", argv[optind]);
 		return bad_input(r, msg);
 	}
-
-	const struct ruler_variant *v = &r->variants[a->variant];
-
-	if (!runnable(v)) {
-		fprintf(stderr, "%s: %s: %s\n", r->prog, v->name,
-			v->family == MMT_FAMILY_INJECTED ? "an injected fault has no ruler"
-			: !v->has_ruler			 ? r->no_ruler
-							 : mmt_family_not_built(v->family));
-		return MMT_EXIT_SKIPPED;
-	}
-	return -1;
+	return skip_unrunnable(r, &r->variants[a->variant]);
 }
 
 /* The probe, the run, the probe again, into *d.  -1 when a CPU could not
