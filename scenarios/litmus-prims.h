@@ -305,7 +305,7 @@ static inline memory_order lk_c11_order(int o)
  * compare_exchange(object, expected, desired): reads *expected (a plain
  * load), and on failure writes the value seen back to it (a plain store),
  * as C11 and herd7 do; returns 1 or 0.  expected may be '&REG', a
- * register of the thread (herd7's ExpctReg): the register's own local,
+ * register of the thread (ExpctReg of the c4 herdtools7 fork): the register's own local,
  * read and, on failure, written the same way.  The failure order only adds: in
  * the kernel set a non-relaxed failure order makes the RMW full (a failed
  * LL/SC cmpxchg is otherwise a relaxed load); in the c11 set the success

@@ -386,7 +386,7 @@ ok $? "_Atomic __int128: the refusal names the 128-bit type, not _Atomic ($(cat 
 for v in "c11-unknown-order:is not a memory order: C11 has memory_order_relaxed" \
 	"c11-missing-order:its memory order (memory_order_...) is missing" \
 	"c11-cas-address-of-location:'&e': 'e' is already a location's address; pass it without '&'" \
-	"address-of-register-elsewhere:herd7 reads '&REGISTER' only as compare_exchange's expected value" \
+	"address-of-register-elsewhere:reads '&REGISTER' as compare_exchange's expected value" \
 	"true-constant:'true': herd7's C has no true/false (it reads the name as a register); write 1" \
 	"location-not-parameter:'y' is a location of the test but not a parameter of P0" \
 	"store-mb-pointer:smp_store_mb(): expected '*LOCATION' as its first argument"; do

@@ -487,7 +487,7 @@ class Parser:
             return ir.Un(pos, op=tok.text, a=self.unary())
         if self.at("&"):
             self.err(tok, "'&' (address of) is not supported in a thread body; a parameter is already an address "
-                          "(herd7 reads '&REGISTER' only as compare_exchange's expected value)")
+                          "(the c4 herdtools7 fork reads '&REGISTER' as compare_exchange's expected value; nothing else takes '&')")
         if self.at("(") and self.peek(1).kind == "ident" and self.peek(1).text in TYPE_WORDS:
             self.next()
             self.skip_type()
@@ -589,7 +589,7 @@ class Parser:
 
     def expected_register(self):
         """compare_exchange's expected value in a register of the thread,
-        '&REG' (herd7's CBase ExpctReg, the c4 tools' form): read as
+        '&REG' (ExpctReg of the c4 project's herdtools7 fork, whose tools write it; mainline herd7 has no unary '&'): read as
         *expected is, and written with the value seen when it fails."""
         amp = self.next()
         tok = self.peek()

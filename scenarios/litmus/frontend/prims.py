@@ -135,7 +135,7 @@ FAIL_HERD = LOAD_HERD						# a failed compare_exchange is a load
 # picks by the arguments (parser.py, Parser.call).
 C11_OVERLOADS = {}
 # compare_exchange's: its expected pointer may also be '&REG', a register
-# of the thread (herd7's CBase ExpctReg)
+# of the thread (ExpctReg of the c4 project's herdtools7 fork)
 CAS_EXPECTED = set()
 
 
