@@ -76,7 +76,9 @@ static inline __attribute__((always_inline)) void reader(const int v, struct bar
 	struct shared *s = x->s;
 	struct side *me = &x->side[1];
 	const unsigned words = x->words;
-	uint64_t snap[512] = { 0 }, n, retries = 0, torn = 0;	/* zeroed: a variant not built reads none */
+	/* zeroed: a variant not built reads none; placed as the scenario's */
+	uint64_t room[SEQ_SNAP_ROOM] __attribute__((aligned(4096))) = { 0 }, n, retries = 0, torn = 0;
+	uint64_t *snap = seq_snapshot_at(room, s->words);
 
 	me->t_begin_ns = ruler_start_together();
 	for (n = 0; (n & 255) || !READ_ONCE(ruler_time_up.v); n++) {

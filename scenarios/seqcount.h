@@ -183,6 +183,20 @@ static inline __attribute__((always_inline)) uint64_t seq_read_snapshot(const in
 
 /* Nonzero when the snapshot mixes versions: every version keeps
  * w[k] == w[0] * (2k + 1), and no two versions agree on it. */
+/*
+ * Where a reader keeps its snapshot: in room (SEQ_SNAP_ROOM words aligned
+ * to 4 KiB), half a page away from the record's words modulo 4 KiB.  Each
+ * load of a word follows the store of the one before it, and a load whose
+ * address matches a pending store's in its low 12 bits waits on it (4K
+ * aliasing): a stall that came and went with the stack's layout.  Measured
+ * on seqcount kernel, same L3: +6% (median of 8 interleaved pairs).
+ */
+#define SEQ_SNAP_ROOM 1024
+static inline uint64_t *seq_snapshot_at(uint64_t *room, const uint64_t *words)
+{
+	return room + ((((uintptr_t)words + 2048) & 4095) >> 3);
+}
+
 static inline __attribute__((always_inline)) uint64_t seq_snapshot_bad(const uint64_t *snap, unsigned words)
 {
 	uint64_t bad = 0;
