@@ -72,6 +72,8 @@ static const char *const sync_option_names[] = { "none", "userfence", "tsc", "al
 #define LK_MAXH 64	/* distinct outcomes kept */
 #define LK_MAXSEG 64	/* sync_track segments kept; the rest is summed as overflow */
 #define LK_FALLBACK_PERIOD 300	/* adaptive with one thread: nothing to measure */
+#define LK_FIRST_BATCH 64	/* iterations of a run's first batch, at most */
+#define LK_BATCH_NS 50000000.0	/* what a batch should last: the next grows or shrinks to it */
 #define LK_ADDR_TAG (-1000)
 #define LK_ADDR_OF(j) (LK_ADDR_TAG - (j))
 #define LK_INIT_ADDR(j) LK_ADDR_OF(j)
@@ -282,7 +284,7 @@ static const struct mmt_option options[NR_OPTIONS] = {
 	[OPT_SYNC] = { "sync", "none, userfence, tsc, or all three in turn (witnesses counted per mode)", 2, 0, 3,
 		       sync_option_names },
 	[OPT_STRIDE] = { "stride", "cache lines per location (each iteration's locations are apart)", 1, 1, 64 },
-	[OPT_BATCH] = { "batch", "iterations per batch", 10000, 16, 10000000 },
+	[OPT_BATCH] = { "batch", "iterations per batch, at most: a run's batches grow from 64 (4x at a time) while they last under 50 ms, so a stop never waits long for the batch under way", 10000, 16, 10000000 },
 	[OPT_PERIOD] = { "period", "tsc: cycles between iterations, fixed (0: adaptive, from the one-way latency measured before each batch)", 0, 0, 1000000 },
 	[OPT_DELAY] = { "delay", "tsc: up to this many cycles of random delay for threads other than P0; userfence: cycles P0 waits after releasing the others (0: the one-way latency measured before each batch)", 0, 0, 1000000 },
 };
@@ -327,6 +329,9 @@ struct priv {
 	uint64_t wit_seen[LK_NR_SYNC], iters_seen[LK_NR_SYNC];	/* already put in a segment */
 	struct lk_hist hist[LK_MAXT];
 	struct litmus_report *report;	/* verify()'s, for the record */
+	uint64_t batch_max;		/* --batch */
+	uint64_t gen_next;		/* P0: the next batch's first iteration number */
+	uint64_t batch_start;		/* P0: cycles when its racing loop began */
 };
 
 static const struct lk_test *test_of(const struct mmt_run *run)
@@ -365,7 +370,8 @@ static int litmus_prepare(struct mmt_run *run)
 	c->mem = run->shared;
 	c->var_bytes = run->opt[OPT_STRIDE] * MMT_CACHELINE;
 	c->iter_bytes = c->var_bytes * p->test->nvars;
-	c->batch = run->opt[OPT_BATCH];
+	p->batch_max = run->opt[OPT_BATCH];
+	c->batch = p->batch_max < LK_FIRST_BATCH ? p->batch_max : LK_FIRST_BATCH;
 	c->period = run->opt[OPT_PERIOD];
 	c->delay = run->opt[OPT_DELAY];
 	c->nthreads = p->test->nthreads;
@@ -378,7 +384,7 @@ static int litmus_prepare(struct mmt_run *run)
 	c->nvars = p->test->nvars;
 	c->cut_wait = (uint64_t)(2e9 * run->cycles_per_ns);	/* 2 s of the 10 s stop grace */
 	for (unsigned t = 0; t < c->nthreads; t++) {
-		c->out[t] = calloc(c->batch * LK_MAXR, sizeof(int64_t));
+		c->out[t] = calloc(p->batch_max * LK_MAXR, sizeof(int64_t));
 		if (!c->out[t])
 			return -1;
 	}
@@ -621,13 +627,34 @@ static void count_share(struct priv *p, struct mmt_worker *w, int sync, uint64_t
 	count(p, &p->hist[me], from, to, sync);
 	if (p->hist[me].wit[sync] != seen)	/* detection speed, to the batch */
 		mmt_witness_first(w, gen + to);
-	if (me == 0) {
+	if (me == 0) {	/* before P0 sets the next batch's length */
 		p->done += c->ran;
 		p->cut += c->ran < c->batch;
 	}
 	/* Every thread raced every iteration: the placement split's count
 	 * (the counting is shared out, not the racing). */
 	w->ops += c->ran;
+}
+
+/*
+ * The next batch's length, from how long the last one took: about
+ * LK_BATCH_NS, at most 4x the last and --batch, at least 16.  A stop waits
+ * for the batch under way (only userfence can cut one), and 10000
+ * iterations of a primitive that takes milliseconds (synchronize_rcu
+ * through liburcu in an emulated guest) outlast the stop's 10 s grace: a
+ * run from 64 iterations that grows to --batch where iterations are fast.
+ */
+static uint64_t next_batch(const struct priv *p, uint64_t cycles, double cycles_per_ns)
+{
+	const struct lk_ctx *c = &p->ctx;
+	double per = c->ran ? (double)cycles / (double)c->ran : 0;
+	uint64_t want = per > 0 ? (uint64_t)(LK_BATCH_NS * cycles_per_ns / per) : UINT64_MAX;
+
+	if (want > 4 * c->batch)
+		want = 4 * c->batch;
+	if (want > p->batch_max)
+		want = p->batch_max;
+	return want < 16 ? (p->batch_max < 16 ? p->batch_max : 16) : want;
 }
 
 static void litmus_worker(struct mmt_worker *w)
@@ -647,7 +674,7 @@ static void litmus_worker(struct mmt_worker *w)
 	if (t->uses_rcu && p->prim == LK_URCU)
 		urcu_memb_register_thread();
 	for (;; batches++) {
-		uint64_t gen;
+		uint64_t gen, batch;
 		int sync;
 
 		if (me == 0) {
@@ -655,15 +682,19 @@ static void litmus_worker(struct mmt_worker *w)
 			c->go_on = !batches || (!mmt_should_stop() && !(w->run->iterations && p->done >= w->run->iterations));
 			c->first_done = batches > 0;
 			c->sync = p->sync_opt == LK_SYNC_ROTATE ? (int)(batches % LK_NR_SYNC) : p->sync_opt;
-			c->gen = batches * c->batch;
+			if (batches)
+				c->batch = next_batch(p, mmt_cycles() - p->batch_start, w->run->cycles_per_ns);
+			c->gen = p->gen_next;
+			p->gen_next += c->batch;
 		}
 		barrier_wait(c, w, true);
 		if (!READ_ONCE(c->go_on))
 			break;
-		/* P0 sets the next batch's mode while the others may still be
-		 * counting this one: each keeps its own copy. */
+		/* P0 sets the next batch's mode and length while the others may
+		 * still be counting this one: each keeps its own copy. */
 		sync = c->sync;
 		gen = c->gen;
+		batch = c->batch;
 		if (me == 0)
 			settle(p, w, mmt_cycles());
 		calibrate_batch(p, w, batches);
@@ -674,10 +705,12 @@ static void litmus_worker(struct mmt_worker *w)
 		}
 		barrier_wait(c, w, false);
 		mmt_worker_at(w, "litmus racing loop");
+		if (me == 0)
+			p->batch_start = mmt_cycles();
 		fn(c, me);
 		barrier_wait(c, w, true);
 		count_share(p, w, sync, gen);
-		if (c->ran < c->batch)
+		if (c->ran < batch)
 			break;	/* only a stop cuts a batch: the run is over */
 	}
 	if (me == 0)
@@ -900,7 +933,7 @@ static void put_metrics(struct mmt_run *run, const struct priv *p, const struct 
 	mmt_put_text(run, "primitives", strrchr(run->variant->name, '/') + 1);
 	mmt_put_text(run, "sync", p->sync_opt == LK_SYNC_ROTATE ? "all" : sync_names[p->sync_opt]);
 	mmt_put_count(run, "stride_lines", run->opt[OPT_STRIDE]);
-	mmt_put_count(run, "batch", p->ctx.batch);
+	mmt_put_count(run, "batch", p->batch_max);
 	mmt_put_count(run, "period_cycles", p->adapt_period ? MMT_NONE : p->ctx.period);
 	mmt_put_count(run, "delay_cycles", p->ctx.delay);
 	mmt_put_count(run, "userfence_delay_cycles", p->ctx.uf_delay);
