@@ -13,8 +13,8 @@ static const char *const put_names[MMT_NR_METRIC_KINDS] = {
 	[MMT_METRIC_LATENCY] = "a latency", [MMT_METRIC_OBJECT] = "an object", [MMT_METRIC_LIST] = "a list",
 };
 
-/* The slot for name, when its row declares kind; else NULL and the first
- * such mistake kept for the runner. */
+/* The slot for name, when its row declares kind (MMT_NR_METRIC_KINDS: any);
+ * else NULL and the first such mistake kept for the runner. */
 static struct mmt_value *slot(struct mmt_run *run, const char *name, enum mmt_metric_kind kind)
 {
 	const struct mmt_scenario *sc = run->sc;
@@ -24,7 +24,7 @@ static struct mmt_value *slot(struct mmt_run *run, const char *name, enum mmt_me
 
 		if (strcmp(m->name, name))
 			continue;
-		if (m->kind == kind) {
+		if (m->kind == kind || kind == MMT_NR_METRIC_KINDS) {
 			if (!run->values[i].seq)
 				run->values[i].seq = ++run->values_put;
 			return &run->values[i];
@@ -103,19 +103,10 @@ void mmt_put_text(struct mmt_run *run, const char *name, const char *x)
 
 void mmt_put_null(struct mmt_run *run, const char *name)
 {
-	const struct mmt_metric *m = NULL;
+	struct mmt_value *v = slot(run, name, MMT_NR_METRIC_KINDS);
 
-	for (unsigned i = 0; i < run->sc->nr_metrics && !m; i++)
-		if (!strcmp(run->sc->metrics[i].name, name))
-			m = &run->sc->metrics[i];
-	if (m) {
-		struct mmt_value *v = slot(run, name, m->kind);
-
-		if (v)
-			set_null(run, v, name);
-	} else {
-		slot(run, name, MMT_METRIC_COUNT);
-	}
+	if (v)
+		set_null(run, v, name);
 }
 
 void mmt_put_latency(struct mmt_run *run, const char *name, const struct mmt_latency *x)
