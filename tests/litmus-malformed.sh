@@ -4,8 +4,11 @@
 # quotes, backslashes and slashes in names, 9+ registers, 17 locations, non-ASCII bytes, an empty
 # file, ...) each either get one line FILE:LINE:COL: REASON from the front
 # end (exit 1 under --strict, nothing written), or compile, build and run
-# with the same outcomes as the test written cleanly.  Then the per-build
-# limit: 300 tests in one directory are refused in one line.
+# with the same outcomes as the test written cleanly.  Loops and arrays
+# (kind S) run with the outcomes herd7 gives them: a loop needing herd7's
+# 2 iterations counted, one needing 3 cut, every execution filtered out; an
+# index out of bounds at run time the same.  Then the per-build limit: 300
+# tests in one directory are refused in one line.
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
 gen="$MMT_SRCDIR/scenarios/litmus/litmus2c"
@@ -93,6 +96,15 @@ def locs(name, n):
     return (b"C %s\n(* Result: Never *)\n{}\n\n" % name + body + b"exists (" + b" \\/ ".join(
         b"x%d!=%d" % (k, k + 1) for k in range(n)) + b")\n")
 LOCS10, LOCS16 = locs(b"Locs10", 10), locs(b"Locs16", 16)
+# A loop of exactly N iterations (herd7 counts N <= 2, cuts N = 3), and an
+# array element read by a run-time index I (out of bounds at 3: cut).
+def loop(name, n):
+    return (b"C %s\n{}\nP0(int *x)\n{\n\tint n = 0;\n\n\twhile (n < %d) {\n\t\tn = n + 1;\n"
+            b"\t\tWRITE_ONCE(*x, n);\n\t}\n}\n\nexists (0:n=%d /\\ x=%d)\n" % (name, n, n, n))
+def index(name, i):
+    return (b"C %s\n{ int a[3] = {10, 20, 30}; }\nP0(int *a)\n{\n\tint i = %d;\n"
+            b"\tint r0 = READ_ONCE(*(a + i));\n}\n\nexists (0:r0=30)\n" % (name, i))
+ARR = index(b"Arr", 2)
 # registers given in the initial state; the variant declares them with a
 # type and no value, which herd7 takes as 0 (NULL for a pointer)
 REGZERO = b"""C RegZero
@@ -159,7 +171,9 @@ variants = [
     # the same lock taken again while held (lkmm-tutorial's "deadlock"): a
     # run would hang in those executions
     ("lock-taken-twice", "E", IL.replace(b"\tspin_lock(s);\n", b"\tspin_lock(s);\n\tspin_lock(s);\n\tspin_unlock(s);\n", 1)),
-    ("loop", "E", SB.replace(b"WRITE_ONCE(*x, 1);", b"while (1) WRITE_ONCE(*x, 1);", 1)),
+    # herd7's C has while (unrolled), not for or do
+    ("loop-for", "E", SB.replace(b"WRITE_ONCE(*x, 1);", b"for (;;) WRITE_ONCE(*x, 1);", 1)),
+    ("loop-lock-unbalanced", "E", IL.replace(b"\tspin_lock(s);\n", b"\twhile (r1 == 0)\n\t\tspin_lock(s);\n", 1)),
     ("address-value-reserved", "E", SB.replace(b"0:r0=0", b"0:r0=-1000")),
     # an assembly test is refused naming its architecture, not as a bad header
     # herd7's thread header is "[void] P0(...)": another return type is not a thread
@@ -169,10 +183,27 @@ variants = [
     ("global-block-define", "E", IL.replace(b"{}\nP0", b"{}\n{\n#define spin_lock(s) smp_mb()\n}\nP0", 1)),
     ("global-block-code", "E", IL.replace(b"{}\nP0", b"{}\n{\nint g;\n}\nP0", 1)),
     ("include-outside-global-block", "E", IL.replace(b"{}\nP0", b'#include "api.h"\n{}\nP0', 1)),
-    # herd7's C has no conditional operator, labels or arrays here
+    # herd7's C has no conditional operator or labels
     ("conditional-operator", "E", IL.replace(b"r0 = spin_is_locked(s);", b"r0 = spin_is_locked(s) ? 1 : 0;", 1)),
     ("label", "E", IL.replace(b"\tspin_unlock(s);\n", b"\tout: ;\n\tspin_unlock(s);\n", 1)),
-    ("array-location", "E", IL.replace(b"{}\n", b"{ int y[2] = {0, 0}; }\n", 1)),
+    # arrays: herd7's TYPE NAME[N] = {...} only, each element a location
+    ("array-location", "A", IL.replace(b"{}\n", b"{ int y[2] = {0, 0}; }\n", 1)),
+    ("array-untyped", "E", ARR.replace(b"int a[3]", b"a[3]", 1)),
+    ("array-size-mismatch", "E", ARR.replace(b"{10, 20, 30}", b"{10, 20}", 1)),
+    ("array-empty", "E", ARR.replace(b"int a[3] = {10, 20, 30};", b"int a[0];", 1)),
+    ("array-index-constant-out", "E", ARR.replace(b"(a + i)", b"(a + 3)", 1)),
+    ("array-condition-out", "E", ARR.replace(b"(0:r0=30)", b"(a[3]=30)", 1)),
+    ("array-index-reads-memory", "E", ARR.replace(b"(a + i)", b"(a + READ_ONCE(*a))", 1)),
+    ("array-compare-count", "E", ARR.replace(b"(0:r0=30)", b"(a={10, 20})", 1)),
+    ("array-subscript-register", "E", ARR.replace(b"*(a + i)", b"i[0]", 1)),
+    ("array-seventeen-locations", "E", ARR.replace(b"int a[3] = {10, 20, 30};", b"int a[3] = {10, 20, 30}; int b[14];", 1)),
+    # loops and indexes with herd7's outcomes (S: checked against what herd7 lists below)
+    ("loop-two", "S", loop(b"LoopTwo", 2)),
+    ("loop-three", "S", loop(b"LoopThree", 3)),
+    ("index-in", "S", ARR),
+    ("index-out", "S", index(b"Arr", 3)),
+    ("index-negative", "S", index(b"Arr", -1)),
+    ("array-subscript", "S", ARR.replace(b"*(a + i)", b"a[i]", 1).replace(b"(0:r0=30)", b"(a={10, 20, 30} /\\ 0:r0=30)", 1)),
     ("ppc-assembly", "E", b'PPC SB\n"Fre PodWR Fre PodWR"\n{\n0:r2=x; 0:r4=y;\n}\n P0 ;\n li r1,1 ;\nexists (0:r1=0)\n'),
     # accepted: must behave as the clean test
     ("two-line-exists", "A", AV.replace(b"exists ~(", b"exists\n~(").replace(b" /\\ 0:r3", b"\n /\\ 0:r3")),
@@ -269,13 +300,24 @@ clean = {"two-line-exists": "Atomic-values", "exists-next-line-comment": "IsLock
          "store-mb": "Regs",
          "no-exists": "no-condition", "void-thread": "IsLocked",
          "void-thread-one-line": "IsLocked", "global-include-block": "IsLocked", "register-init-no-value": "RegZero",
-         "ten-locations": "Locs10", "sixteen-locations": "Locs16"}
+         "ten-locations": "Locs10", "sixteen-locations": "Locs16", "array-location": "IsLocked"}
 for name, kind, data in variants:
-    if kind == "A" and not data.startswith(b'C Atomic"') and b"C Is\\" not in data[:10] and b"C Is*)" not in data[:10]:
+    if kind in "AS" and not data.startswith(b'C Atomic"') and b"C Is\\" not in data[:10] and b"C Is*)" not in data[:10]:
         first = data.split(b"\n", 1)[0].rstrip(b"\r")
         data = data.replace(first, first + b"-" + name.encode(), 1)	# one build holds them all
     open(os.path.join(out, name + ".litmus"), "wb").write(data)
     print(name, kind, clean.get(name, "-"))
+# S: the outcomes herd7 lists (-unroll 2), each a witness or not; none:
+# every execution cut, so none counted and every iteration filtered out
+expect = {"loop-two": [("0:n=2; x=2", True)], "loop-three": None,
+          "index-in": [("0:r0=30", True)], "index-out": None, "index-negative": None,
+          "array-subscript": [("a[0]=10; a[1]=20; a[2]=30; 0:r0=30", True)],
+          "Loops-arrays": [("0:r0=1; a[0]=6; a[1]=7; 0:r1=1; 1:r2=x; 1:r3=a[1]", False)]}
+import json
+json.dump(expect, open(os.path.join(out, "..", "expect.json"), "w"))
+print("Loops-arrays S -")
+open(os.path.join(out, "Loops-arrays.litmus"), "wb").write(
+    open(os.path.join(lit, "..", "..", "tests", "fixtures", "litmus-golden", "Loops-arrays.litmus"), "rb").read())
 open(os.path.join(out, "..", "alt", "Regs.litmus"), "wb").write(REGS)
 open(os.path.join(out, "..", "alt", "Keys10.litmus"), "wb").write(KEYS10)
 open(os.path.join(out, "..", "alt", "C11one.litmus"), "wb").write(C11ONE)
@@ -310,7 +352,9 @@ ok $? "an assembly test is refused naming its architecture"
 
 # Accepted variants: one more build, each run beside its clean test.
 make -s -C "$builddir" litmus-alt LITMUS_ALT="$scratch/alt" >"$scratch/make.out" 2>&1
-ok $? "the accepted variants build together ($(tail -n 1 "$scratch/make.out"))"
+mrc=$?
+[ "$mrc" -eq 0 ] || grep -m 5 -E 'error|litmus' "$scratch/make.out" | sed 's/^/# /'
+ok $mrc "the accepted variants build together ($(tail -n 1 "$scratch/make.out"))"
 outcomes() {  # outcomes FILE: the run's sorted outcome set, with whether each is a witness
 	python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))["runs"][0]
@@ -352,6 +396,36 @@ print("ok", [("; ".join("x%d=%d" % (k, k + 1) for k in range(int(sys.argv[1]))),
 	ok $? "$name: runs as $clean does ($a)"
 done <"$scratch/manifest"
 
+# Loops and arrays: the outcomes herd7 lists, exactly (S).  A test whose
+# every execution is cut counts nothing and filters out every iteration.
+herd() {  # herd JSON NAME|- [ALLOWED...]: exactly expect.json's NAME, or within ALLOWED
+	python3 - "$@" "$scratch/expect.json" <<'PY'
+import json, sys
+path, name, allowed, expect = sys.argv[1], sys.argv[2], sys.argv[3:-1], sys.argv[-1]
+runs = json.load(open(path))["runs"]
+for r in runs:
+    m = r["metrics"]
+    seen = sorted((h["outcome"], h["exists"]) for h in m["histogram"])
+    print(r["status"], "filtered", m["filtered_out"], seen)
+    if name != "-":
+        want = json.load(open(expect))[name]
+        ok = m["filtered_out"] > 0 and not seen if want is None else \
+            m["filtered_out"] == 0 and seen == sorted(tuple(w) for w in want)
+    else:
+        ok = r["status"] == "ok" and seen and all(o in allowed and not e for o, e in seen)
+    if not ok:
+        sys.exit(1)
+PY
+}
+while read -r name kind clean; do
+	[ "$kind" = S ] || continue
+	test=$(head -n 1 "$scratch/alt/$name.litmus" | sed 's/^C //')
+	timeout -k 10 120 "$scratch/alt/mmtorture" litmus --test "$test" --primitives kernel --sync 0 \
+		--duration 50ms --output "$scratch/s.json" >/dev/null 2>&1
+	h=$(herd "$scratch/s.json" "$name")
+	ok $? "$name: herd7's outcomes ($h)"
+done <"$scratch/manifest"
+
 # Past LK_MAXV: the refusal gives the count, the limit and where it is set.
 "$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/seventeen-locations.litmus" 2>"$scratch/one.err"
 grep -q ':[0-9]*:[0-9]*: 17 memory locations (x0, .*): a test of the engine holds at most 16 (LK_MAXV in scenarios/litmus.c' "$scratch/one.err"
@@ -389,10 +463,16 @@ for v in "c11-unknown-order:is not a memory order: C11 has memory_order_relaxed"
 	"address-of-register-elsewhere:reads '&REGISTER' as compare_exchange's expected value" \
 	"true-constant:'true': herd7's C has no true/false (it reads the name as a register); write 1" \
 	"location-not-parameter:'y' is a location of the test but not a parameter of P0" \
-	"store-mb-pointer:smp_store_mb(): expected '*LOCATION' as its first argument"; do
+	"store-mb-pointer:smp_store_mb(): expected '*LOCATION' as its first argument" \
+	"array-untyped:array 'a[...]' without an element type: herd7 reads an array of the initial state only as TYPE NAME[N]" \
+	"array-size-mismatch:array 'a[3]' is given 2 initial values: herd7 takes exactly as many as its size" \
+	"array-index-constant-out:index 3 is out of bounds of array 'a[3]'" \
+	"array-condition-out:index 3 is out of bounds of array 'a[3]' (herd7: 'Out of bounds access on array a')" \
+	"array-seventeen-locations:17 memory locations (a[0], a[1], a[2], b[0], " \
+	"loop-for:'for' is not in herd7's C: a litmus thread has 'if' and 'while' only"; do
 	"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/${v%%:*}.litmus" 2>"$scratch/one.err"
 	grep -qF "${v#*:}" "$scratch/one.err"
-	ok $? "${v%%:*}: the refusal names the order's fault ($(cat "$scratch/one.err"))"
+	ok $? "${v%%:*}: the refusal names the fault ($(cat "$scratch/one.err"))"
 done
 
 done_testing

@@ -8,6 +8,17 @@ test's primitives gets no function and no variant; the reason is kept for
 --list and --test.  Registers are locals (lkr_NAME, so no register can
 collide with C or with the macros); only those an outcome names are
 stored, per iteration, for counting after the batch.
+
+An execution herd7 would not count (a loop that needs more than
+ir.UNROLL iterations: herd7's TooFar; an array index out of bounds, known
+only as the thread runs) is cut, not stopped: the thread sets its flag
+lkx_cut and goes on (stopping could leave a lock held that another thread
+of the iteration waits for).  The flag is stored as one more register of
+the thread and read by the outcome as a key past the test's own (nkeys):
+not shown, not compared, and the test's filter function drops an outcome
+with any flag set, so the iteration is counted as filtered out, as
+herd7's filter clause drops its executions.  The racing loop itself gains
+one compare per loop iteration or run-time index.
 """
 
 from . import ir
@@ -46,6 +57,14 @@ class Gen:
             if key[0] == "reg":
                 n = sum(1 for (th, _r) in self.slots if th == key[1])
                 self.slots[(key[1], key[2])] = n
+        # a thread's flag of a cut execution: the slot after its registers'
+        self.cut_slot = {th.pid: sum(1 for (tid, _r) in self.slots if tid == th.pid)
+                         for th in test.threads if th.cut}
+        self.loops = 0	# loop counters of the thread being generated
+
+    def base(self, name):
+        """A location's index; an array's name is its element 0's."""
+        return self.loc_ix[name + "[0]" if name in self.t.arrays else name]
 
     def fail(self, node, msg):
         line, col = node.pos
@@ -63,7 +82,9 @@ class Gen:
         if isinstance(e, ir.Reg):
             return "lkr_" + e.name
         if isinstance(e, ir.Loc):
-            return "((int64_t)(uintptr_t)LKV(%d))" % self.loc_ix[e.name]
+            return "((int64_t)(uintptr_t)LKV(%d))" % self.base(e.name)
+        if isinstance(e, ir.Elem):
+            return "((int64_t)(uintptr_t)%s)" % self.ptr(e)
         if isinstance(e, ir.Deref):
             return "((int64_t)LK_PLAIN_LOAD(P, %s))" % self.ptr(e.ptr)
         if isinstance(e, ir.Bin):
@@ -78,7 +99,11 @@ class Gen:
 
     def ptr(self, e):
         if isinstance(e, ir.Loc):
-            return "LKV(%d)" % self.loc_ix[e.name]
+            return "LKV(%d)" % self.base(e.name)
+        if isinstance(e, ir.Elem):
+            if e.const is not None:
+                return "LKV(%d)" % (self.loc_ix[e.first] + e.const)
+            return "LK_ELEM(%d, %d, %s)" % (self.loc_ix[e.first], e.size, self.val(e.index))
         if isinstance(e, ir.RegAddr):
             return "((uint64_t *)&lkr_%s)" % e.name	# the register itself: int64_t, read and written as uint64_t
         return "LK_ADDR(%s)" % self.val(e)
@@ -97,9 +122,40 @@ class Gen:
         return e.prim.c.format(*args)
 
     # ---- statements -----------------------------------------------------------------------
+    def checks(self, e):
+        """The bounds checks of e's run-time indexes, as C expressions that
+        set the thread's flag: herd7 has no such element, so the execution
+        is cut.  Branch-free, and kept out of the access itself (LK_ELEM),
+        so that two indexes in one statement never set the flag unsequenced."""
+        if isinstance(e, ir.Elem):
+            own = [] if e.const is not None else \
+                ["lkx_cut |= (uint64_t)%s >= %d" % (self.val(e.index), e.size)]
+            return own + self.checks(e.index)
+        if isinstance(e, ir.Deref):
+            return self.checks(e.ptr)
+        if isinstance(e, ir.Bin):
+            return self.checks(e.a) + self.checks(e.b)
+        if isinstance(e, ir.Un):
+            return self.checks(e.a)
+        if isinstance(e, ir.Call):
+            return [c for a in e.args for c in self.checks(a)]
+        return []
+
+    def stmt_checks(self, s):
+        if isinstance(s, ir.Assign):
+            return self.checks(s.value)
+        if isinstance(s, ir.Store):
+            return self.checks(s.ptr) + self.checks(s.value)
+        if isinstance(s, ir.Do):
+            return self.checks(s.expr)
+        if isinstance(s, ir.If):
+            return self.checks(s.cond)
+        return []	# a loop checks its condition's indexes before each test of it
+
     def stmts(self, body, ind):
         out = []
         for s in body:
+            out.extend(ind + c + ";" for c in dict.fromkeys(self.stmt_checks(s)))
             if isinstance(s, ir.Assign):
                 out.append(ind + "lkr_%s = %s;" % (s.reg, self.val(s.value)))
             elif isinstance(s, ir.Store):
@@ -107,6 +163,8 @@ class Gen:
             elif isinstance(s, ir.Do):
                 c = self.call(s.expr)
                 out.append(ind + ("(void)(%s);" % c if s.expr.prim.returns else c + ";"))
+            elif isinstance(s, ir.While):
+                out.extend(self.loop(s, ind))
             elif isinstance(s, ir.If):
                 out.append(ind + "if (%s) {" % self.val(s.cond))
                 out.extend(self.stmts(s.then, ind + "\t"))
@@ -118,6 +176,25 @@ class Gen:
                 raise AssertionError(s)
         return out
 
+    def loop(self, s, ind):
+        """herd7's unrolled while: the condition tested before each
+        iteration; holding once more after LK_UNROLL iterations, the
+        execution is cut (herd7's TooFar) and the loop left."""
+        k = self.loops
+        self.loops += 1
+        cond = self.val(s.cond)
+        checks = list(dict.fromkeys(self.checks(s.cond)))
+        if checks:
+            cond = "(%s, %s)" % (", ".join(checks), cond)
+        out = [ind + "for (unsigned lku%d = 0; %s; lku%d++) {" % (k, cond, k),
+               ind + "\tif (lku%d == LK_UNROLL) {" % k,
+               ind + "\t\tlkx_cut = 1;",
+               ind + "\t\tbreak;",
+               ind + "\t}"]
+        out.extend(self.stmts(s.body, ind + "\t"))
+        out.append(ind + "}")
+        return out
+
     def init_c(self, v):
         if isinstance(v, tuple):
             return "((int64_t)(uintptr_t)LKV(%d))" % self.loc_ix[v[1]]
@@ -127,10 +204,15 @@ class Gen:
         lines = []
         for r, v in th.regs.items():
             lines.append("\tint64_t lkr_%s = %s; (void)lkr_%s;" % (r, "0" if v is None else self.init_c(v), r))
+        if th.cut:
+            lines.append("\tint64_t lkx_cut = 0;")
+        self.loops = 0
         lines.extend(self.stmts(th.body, "\t"))
         for (tid, r), slot in self.slots.items():
             if tid == th.pid:
                 lines.append("\tLKO(%d) = lkr_%s;" % (slot, r))
+        if th.cut:
+            lines.append("\tLKO(%d) = lkx_cut;" % self.cut_slot[th.pid])
         name = "LK_T%d_P%d_%s" % (self.id, th.pid, SET_C[set_name])
         text = "\n".join(lines).replace("(P,", "(%s," % SET_C[set_name]).replace("(P)", "(%s)" % SET_C[set_name])
         return name, "#define %s do { \\\n%s \\\n} while (0)\n" % (name, " \\\n".join(text.split("\n")))
@@ -169,6 +251,7 @@ class Gen:
             if isinstance(v, int):
                 self.check_value(t.threads[0], v)
         out = ["/* ---- test %d ---- */\n" % n]
+        out.extend(self.cut_macros())
         fns = {}
         for th in t.threads:
             for s in SETS:
@@ -179,12 +262,40 @@ class Gen:
                 fn = "lk_t%d_p%d_%s" % (n, th.pid, SET_C[s].lower())
                 out.append("LK_THREAD_FN(%s, %s)\n" % (fn, mac))
                 fns[th.pid, s] = fn
+        out.extend(self.outcome_fns())
+        out.extend(self.descriptor(fns, why))
+        self.why = why
+        return "".join(out)
+
+    def cut_macros(self):
+        """What a test that may cut an execution needs (defined once, by
+        the first such test of the header; other tests' text unchanged)."""
+        t, out = self.t, []
+        if any(has_loop(th.body) for th in t.threads):
+            out.append("#ifndef LK_UNROLL\n/* herd7's default -unroll: a loop needing more iterations is cut */\n"
+                       "#define LK_UNROLL %d\n#endif\n" % ir.UNROLL)
+        if t.run_time_index:
+            out.append("#ifndef LK_ELEM\n/* Element IDX of the array whose element 0 is location BASE, N elements (1: a scalar), "
+                       "IDX known only as\n * the thread runs: out of bounds (the statement's check has cut the "
+                       "execution), the\n * access goes to the thread's own line (LK_ADDR of an address no location "
+                       "has), never to\n * another location. */\n#define LK_ELEM(BASE, N, IDX) ((uint64_t)(IDX) < (N) ? "
+                       "LKV((BASE) + (size_t)(IDX)) : LK_ADDR(0))\n#endif\n")
+        return out
+
+    def outcome_fns(self):
+        """exists, filter and observe: the keys of the condition, then the
+        threads' flags of a cut execution, past nkeys."""
+        t, n = self.t, self.id
+        out = []
         witness = self.cond(t.cond)
         if t.quant == "forall":
             witness = "(!%s)" % witness
         out.append("static bool lk_t%d_exists(const int64_t *k) { (void)k; return %s; }\n" % (n, witness))
+        cuts = ["k[%d] == 0" % (len(t.keys) + j) for j in range(len(self.cut_slot))]
         if t.filter is not None:
-            out.append("static bool lk_t%d_filter(const int64_t *k) { (void)k; return %s; }\n" % (n, self.cond(t.filter)))
+            cuts.append(self.cond(t.filter))
+        if cuts:
+            out.append("static bool lk_t%d_filter(const int64_t *k) { (void)k; return %s; }\n" % (n, " && ".join(cuts)))
         out.append("static void lk_t%d_observe(const struct lk_ctx *c, uint64_t i, int64_t *k)\n{\n" % n)
         out.append("\t(void)c; (void)i; (void)k;\n")
         for ki, key in enumerate(t.keys):
@@ -192,8 +303,15 @@ class Gen:
                 out.append("\tk[%d] = lk_norm(c, i, LK_REG(c, %d, i, %d));\n" % (ki, key[1], self.slots[(key[1], key[2])]))
             else:
                 out.append("\tk[%d] = lk_norm(c, i, LK_FINAL(c, i, %d));\n" % (ki, self.loc_ix[key[1]]))
+        for j, (tid, slot) in enumerate(sorted(self.cut_slot.items())):
+            out.append("\tk[%d] = LK_REG(c, %d, i, %d);\t/* P%d cut the execution */\n" % (len(t.keys) + j, tid, slot, tid))
         out.append("}\n")
-        nregs = [sum(1 for (tid, _r) in self.slots if tid == th.pid) for th in t.threads]
+        return out
+
+    def descriptor(self, fns, why):
+        t, n = self.t, self.id
+        out = []
+        nregs = [sum(1 for (tid, _r) in self.slots if tid == th.pid) + th.cut for th in t.threads]
         thread_fns = ", ".join("{ %s }" % ", ".join(fns.get((th.pid, s), "NULL") for s in SETS) for th in t.threads)
         inits = ", ".join("0" if isinstance(v, tuple) else c_int(v) for v in t.locs.values())
         init_addr = ", ".join(str(self.loc_ix[v[1]]) if isinstance(v, tuple) else "-1" for v in t.locs.values())
@@ -207,10 +325,19 @@ class Gen:
             ", ".join(c_string(key_text(k)) for k in t.keys), ", ".join(str(x) for x in nregs)))
         out.append("\t.set_why = { %s }, \\\n" % ", ".join(c_string(why[s]) if why[s] else "NULL" for s in SETS))
         out.append("\t.thread = { %s }, \\\n" % thread_fns)
+        has_filter = t.filter is not None or self.cut_slot
         out.append("\t.exists = lk_t%d_exists, .filter = %s, .observe = lk_t%d_observe }\n\n" % (
-            n, "lk_t%d_filter" % n if t.filter is not None else "NULL", n))
-        self.why = why
-        return "".join(out)
+            n, "lk_t%d_filter" % n if has_filter else "NULL", n))
+        return out
+
+
+def has_loop(body):
+    for s in body:
+        if isinstance(s, ir.While):
+            return True
+        if isinstance(s, ir.If) and (has_loop(s.then) or has_loop(s.orelse)):
+            return True
+    return False
 
 
 def key_text(k):

@@ -6,6 +6,13 @@ their Pn name, with their registers and a statement tree), and its final
 condition over "keys": a thread's register or a location's final value.
 Values are integers or ("addr", LOCATION), the address of a location.
 Every node that can be rejected later carries its (line, col).
+
+An array "int a[N]" of the initial state is N consecutive locations named
+"a[0]" ... "a[N-1]" (each one of the engine's 64-bit words, each counted
+against LK_MAXV); the name "a" alone, as herd7 reads it, is the address of
+a[0].  A while loop runs its body at most UNROLL times: an execution that
+would need one more iteration is cut, and its outcome discarded (herd7's
+-unroll and its TooFar event; see cgen.py for how a run discards it).
 """
 
 # The engine's limits (scenarios/litmus.c checks the generated header
@@ -17,6 +24,12 @@ LIMITS = {
     "stored_registers": 8,	# LK_MAXR: per thread, the registers an outcome names
     "tests": 256,		# per build: 4 primitive sets each, MMT_MAX_VARIANTS (1024) in all
 }
+
+# Iterations of a while loop before an execution is cut: herd7's default
+# -unroll (herd/opts.ml, "unroll = ref 2"; CSem.ml cuts While(c, body, n)
+# when c still holds at n >= unroll), so that a test's outcome set is the
+# one herd7 lists when run as the corpus runs it, without options.
+UNROLL = 2
 
 
 class Node:
@@ -39,6 +52,7 @@ class Bin(Node): pass		# op, a, b
 class Un(Node): pass		# op, a
 class Call(Node): pass		# prim (prims.Prim), args
 class Order(Node): pass		# name: a C11 memory order ("relaxed", ..., "seq_cst"), only as an argument
+class Elem(Node): pass		# array, first (element 0's location), size, index, const (its value or None): &array[index]
 
 
 # statements
@@ -46,6 +60,7 @@ class Assign(Node): pass	# reg, value
 class Store(Node): pass		# ptr, value (plain "*p = v")
 class Do(Node): pass		# expr (a call for its effect)
 class If(Node): pass		# cond, then, orelse (lists)
+class While(Node): pass		# cond, body (list): at most UNROLL iterations, else the execution is cut
 
 
 # final conditions
@@ -62,6 +77,7 @@ class Thread:
         self.params = []	# location names
         self.regs = {}		# name -> initial value (int, ("addr", loc)) or None
         self.body = []
+        self.cut = False	# a loop or a run-time array index: the thread may cut an execution
 
 
 class Test:
@@ -69,7 +85,9 @@ class Test:
         self.path, self.name = path, name
         self.result = None	# "Never" / "Sometimes" / "Always" / None (unknown)
         self.expect = {}	# arch -> "forbidden" / "allowed" (mmtorture's own comment line)
-        self.locs = {}		# name -> initial value, in order of first mention
+        self.locs = {}		# name -> initial value, in order of first mention ("a[1]" for an array's)
+        self.arrays = {}	# array name -> number of elements (its locations "a[0]" ... in locs)
+        self.run_time_index = False	# an element indexed by a value known only as a thread runs
         self.loc_pos = {}
         self.threads = []	# index = Pn
         self.quant = None	# "exists", "~exists", "forall"

@@ -6,13 +6,22 @@
                  (no final condition: herd7's "forall true")
     init      := "{" {item ";"} "}"    item := [type] [N ":"] NAME ["=" value]
                  (a register with no value: herd7's 0, NULL for a pointer)
+                 | type NAME "[" N "]" ["=" "{" value {"," value} "}"]   (herd7's array:
+                 N locations NAME[0]... (ir.py), N values exactly; value: a number, NAME, NAME[K])
     global    := "{" "}"    (litmus7's global C code: #include lines and comments only)
     thread    := ["void"] "P"N "(" [param {"," param}] ")" block
-    stmt      := block | "if" "(" expr ")" stmt ["else" stmt] | decl | expr ";" | ";"
+    stmt      := block | "if" "(" expr ")" stmt ["else" stmt] | "while" "(" expr ")" stmt
+                 | decl | expr ";" | ";"
+                 (while: herd7 unrolls it ir.UNROLL = 2 times, its -unroll default, and
+                 drops an execution needing more; a run cuts it and discards its outcome)
     expr      := C's precedence over || && | ^ & == != < <= > >= + - and the
                  unary ! ~ - * (void) ; calls to the primitives in prims.py, whose
-                 C11 order arguments are memory_order_NAME; herd7's __NAME{ANNOT}(...)
-    cond      := herd7's: => (or ->) /\ \/ ~ ( ) true false, atoms N:REG=VALUE, LOC=VALUE, [LOC]=VALUE
+                 C11 order arguments are memory_order_NAME; herd7's __NAME{ANNOT}(...);
+                 ADDRESS + i, ADDRESS - i and ADDRESS[i]: an array's element i (a constant
+                 checked here, a register as the thread runs: out of bounds, the execution
+                 is cut); past a scalar x, herd7's x+K is a location of its own, x+r needs r=0
+    cond      := herd7's: => (or ->) /\ \/ ~ ( ) true false, atoms N:REG=VALUE, LOC=VALUE, [LOC]=VALUE,
+                 ARRAY[K]=VALUE, ARRAY={V, ...} (each element; K out of bounds refused, as herd7 does)
 
 Every error is one LitmusError at the offending token.
 """
@@ -240,17 +249,24 @@ class Parser:
         if t.prims & {"srcu_read_lock", "srcu_read_unlock"} and t.prims & {"srcu_down_read", "srcu_up_read"}:
             self.err(tok, "srcu_read_lock() and srcu_down_read() in one test: their counts share words, "
                           "plain for one, atomic for the other (litmus-prims.h)")
-        if len(t.keys) > lim["keys"]:
-            self.err(tok, "the final condition names %d registers and locations: at most %d"
-                     % (len(t.keys), lim["keys"]))
+        # a thread that may cut an execution (a loop, a run-time index)
+        # keeps a flag beside its registers, and the outcome a key of it
+        cuts = sum(1 for th in t.threads if th.cut)
+        also = " (and %d for the flags of threads that may cut an execution)" % cuts if cuts else ""
+        if len(t.keys) + cuts > lim["keys"]:
+            self.err(tok, "the final condition names %d registers and locations%s: at most %d"
+                     % (len(t.keys), also, lim["keys"]))
         for th in t.threads:
             n = sum(1 for k in t.keys if k[0] == "reg" and k[1] == th.pid)
-            if n > lim["stored_registers"]:
-                self.err(tok, "the final condition names %d registers of P%d: at most %d"
-                         % (n, th.pid, lim["stored_registers"]))
+            if n + th.cut > lim["stored_registers"]:
+                self.err(tok, "the final condition names %d registers of P%d%s: at most %d"
+                         % (n, th.pid, " (and one for its flag of a cut execution)" if th.cut else "",
+                            lim["stored_registers"]))
 
     # ---- initial state --------------------------------------------------------------------
     def add_loc(self, tok, name):
+        if name in self.t.arrays:
+            return	# its elements are its locations (a thread's parameter: the address of its element 0)
         if name not in self.t.locs:
             if name in KEYWORDS or name in PRIMS:
                 self.err(tok, "'%s' cannot name a location" % name)
@@ -264,16 +280,16 @@ class Parser:
             if self.at(";"):
                 self.next()
                 continue
-            self.skip_type()
-            self.init_item()
+            typed = self.skip_type()
+            self.init_item(typed)
             while self.at(","):	# int x = 1, *p = &x;
                 self.next()
-                self.init_item()
+                self.init_item(typed)
             if not self.at("}"):
                 self.expect(";", "after an initial value")
         self.next()
 
-    def init_item(self):
+    def init_item(self, typed):
         while self.at("*"):
             self.next()
         if self.peek().kind == "num" and self.at(":", 1):
@@ -293,13 +309,55 @@ class Parser:
         tok = self.ident("a location name")
         if bracket:
             self.expect("]", "after the location name in '[x]'")
-        if self.at("["):
-            self.err(self.peek(), "array '%s[...]' is not supported: each location of the engine is one 64-bit word"
-                     % tok.text)
+        if self.at("[") and not bracket:
+            self.array_decl(tok, typed)
+            return
+        if tok.text in self.t.arrays:
+            self.err(tok, "'%s' is already an array of the initial state" % tok.text)
         self.add_loc(tok, tok.text)
         if self.at("="):
             self.next()
             self.t.locs[tok.text] = self.init_value()
+
+    def array_decl(self, tok, typed):
+        """herd7's array in the initial state: TYPE NAME[N], its N elements 0,
+        or TYPE NAME[N] = {V, ...} with exactly N values (herd7's stateParser
+        refuses another count, and a declaration without its type).  Each
+        element is one location of its own, "NAME[i]", in order."""
+        name = tok.text
+        if not typed:
+            self.err(tok, "array '%s[...]' without an element type: herd7 reads an array of the initial state "
+                          "only as TYPE NAME[N] ('int %s[N] = {...};')" % (name, name))
+        self.next()
+        size_tok = self.peek()
+        if size_tok.kind != "num":
+            self.err(size_tok, "expected the size of array '%s', found %s" % (name, describe(size_tok)))
+        n = int(self.next().text, 0)
+        self.expect("]", "after the size of array '%s'" % name)
+        if n < 1:
+            self.err(size_tok, "array '%s[%d]': an array needs at least one element" % (name, n))
+        if name in self.t.arrays:
+            self.err(tok, "array '%s' is declared twice in the initial state" % name)
+        if name in self.t.locs:
+            self.err(tok, "'%s' is already a location of the initial state (an array is declared before its "
+                          "name is used)" % name)
+        values = [0] * n
+        if self.at("="):
+            self.next()
+            brace = self.expect("{", "opening the initial values of array '%s'" % name)
+            values = []
+            while not self.at("}"):
+                values.append(self.init_value())
+                if not self.at("}"):
+                    self.expect(",", "between the initial values of array '%s'" % name)
+            self.next()
+            if len(values) != n:
+                self.err(brace, "array '%s[%d]' is given %d initial value%s: herd7 takes exactly as many as its size"
+                         % (name, n, len(values), "" if len(values) == 1 else "s"))
+        self.t.arrays[name] = n
+        for i, v in enumerate(values):
+            self.t.locs["%s[%d]" % (name, i)] = v
+            self.t.loc_pos["%s[%d]" % (name, i)] = (tok.line, tok.col)
 
     def init_value(self):
         if self.at("&"):
@@ -313,9 +371,33 @@ class Parser:
         tok = self.peek()
         if tok.kind == "ident":
             self.next()
-            self.add_loc(tok, tok.text)
-            return ("addr", tok.text)
+            return ("addr", self.named_location(tok))
         return self.number()
+
+    def named_location(self, tok):
+        """The location a name stands for as a value or a key (its token
+        read): herd7's NAME, an array's NAME (its element 0) or NAME[K]; a
+        name seen nowhere else is a location of its own, initially 0."""
+        name = tok.text
+        if self.at("["):
+            if name not in self.t.arrays:
+                self.err(tok, "'%s[...]': '%s' is not an array of the initial state" % (name, name))
+            self.next()
+            k_tok = self.peek()
+            k = self.number()
+            self.expect("]", "after the index into '%s'" % name)
+            self.check_index(k_tok, name, k)
+            return "%s[%d]" % (name, k)
+        if name in self.t.arrays:
+            return name + "[0]"
+        self.add_loc(tok, name)
+        return name
+
+    def check_index(self, tok, name, k):
+        n = self.t.arrays[name]
+        if not 0 <= k < n:
+            self.err(tok, "index %d is out of bounds of array '%s[%d]' (herd7: 'Out of bounds access on array %s')"
+                     % (k, name, n, name))
 
     def skip_type(self):
         seen = False
@@ -417,8 +499,10 @@ class Parser:
                 self.next()
                 orelse = self.stmt()
             return [ir.If((tok.line, tok.col), cond=c, then=then, orelse=orelse)]
-        if tok.kind == "ident" and tok.text in ("while", "for", "do", "goto", "switch", "return"):
-            self.err(tok, "'%s' is not supported in a litmus thread (straight-line code and 'if' only)" % tok.text)
+        if self.at("while"):
+            return [self.while_loop()]
+        if tok.kind == "ident" and tok.text in ("for", "do", "goto", "switch", "return"):
+            self.err(tok, "'%s' is not in herd7's C: a litmus thread has 'if' and 'while' only" % tok.text)
         if tok.kind == "ident" and tok.text in TYPE_WORDS and not self.at("(", 1):
             return self.decl()
         if tok.kind == "ident" and self.at(":", 1):
@@ -441,6 +525,26 @@ class Parser:
         if not isinstance(e, ir.Call):
             self.err(tok, "this statement has no effect (expected a call, an assignment or a declaration)")
         return [ir.Do((tok.line, tok.col), expr=e)]
+
+    def while_loop(self):
+        """herd7's while: unrolled ir.UNROLL times, an execution that would
+        need more cut.  Its body runs 0 to UNROLL times, so a lock it takes
+        (or an RCU section it opens) must end in the same iteration: the
+        counts below are checked once through the body."""
+        tok = self.next()
+        self.expect("(", "after 'while'")
+        c = self.expr()
+        self.expect(")", "closing the 'while' condition")
+        locks, depth = {k: n for k, (n, _) in self.locks.items()}, self.rcu_depth
+        body = self.stmt()
+        if {k: n for k, (n, _) in self.locks.items() if n or k in locks} != locks:
+            self.err(tok, "a spinlock taken or released in a loop body must be released or taken again in the "
+                          "same iteration (the body runs 0 to %d times)" % ir.UNROLL)
+        if self.rcu_depth != depth:
+            self.err(tok, "an RCU read-side section opened or closed in a loop body must end in the same "
+                          "iteration (the body runs 0 to %d times)" % ir.UNROLL)
+        self.th.cut = True
+        return ir.While((tok.line, tok.col), cond=c, body=body)
 
     def decl(self):
         self.skip_type()
@@ -473,8 +577,71 @@ class Parser:
         while self.peek().kind == "punct" and self.peek().text in BINARY[level]:
             op = self.next()
             b = self.expr(level + 1)
-            a = ir.Bin((op.line, op.col), op=op.text, a=a, b=b)
+            if op.text in "+-" and (self.is_address(a) or self.is_address(b)):
+                a = self.address_arith(op, a, b)
+            else:
+                a = ir.Bin((op.line, op.col), op=op.text, a=a, b=b)
         return a
+
+    def is_address(self, e):
+        """Whether e is a location's address known here: pointer arithmetic
+        on it is element arithmetic, as herd7's symbolic addresses do."""
+        return isinstance(e, ir.Elem) or isinstance(e, ir.Loc)
+
+    def address_arith(self, op, a, b):
+        """ADDRESS + i, i + ADDRESS, ADDRESS - i: herd7 adds i to a symbolic
+        address's offset (element i of an array; see element())."""
+        if self.is_address(a) and self.is_address(b):
+            self.err(op, "'%s' between two addresses is not supported" % op.text)
+        if op.text == "-" and self.is_address(b):
+            self.err(op, "a number minus an address is not an address")
+        base, idx = (a, b) if self.is_address(a) else (b, a)
+        if op.text == "-":
+            idx = ir.Un((op.line, op.col), op="-", a=idx)
+        return self.element(op, base, idx)
+
+    def element(self, tok, base, idx):
+        """The address idx elements past base (a parameter, or an address
+        already offset).  In an array, element idx: a constant index is
+        checked here, any other as the thread runs (cgen.py: out of bounds,
+        the execution is cut), so it must not read memory (it is evaluated
+        twice).  Past a scalar location x, herd7's x+k is a location of its
+        own (initially 0): a constant k gets one here; an index known only
+        as the thread runs must be 0 (the address dependency x + (r ^ r)),
+        x being an array of one, as the engine has no location for any
+        other."""
+        pos = (tok.line, tok.col)
+        if isinstance(base, ir.Loc):
+            name = base.name
+            first, size = (name + "[0]", self.t.arrays[name]) if name in self.t.arrays else (name, 1)
+        else:
+            name, first, size = base.array, base.first, base.size
+            idx = ir.Bin(pos, op="+", a=base.index, b=idx)
+        k = constant(idx)
+        if k is not None and name not in self.t.arrays:
+            if k == 0:
+                return ir.Loc(pos, name=name)
+            loc = "%s%+d" % (name, k)
+            self.add_loc(tok, loc)
+            return ir.Loc(pos, name=loc)
+        if k is not None:
+            self.check_index(tok, name, k)
+            return ir.Elem(pos, array=name, first=first, size=size, index=ir.Num(pos, value=k), const=k)
+        if not pure(idx):
+            self.err(tok, "an index into '%s' that reads memory or calls: load it into a register first" % name)
+        self.th.cut = True
+        self.t.run_time_index = True
+        return ir.Elem(pos, array=name, first=first, size=size, index=idx, const=None)
+
+    def subscript(self, tok, base):
+        """ADDRESS[i], C's *(ADDRESS + i): reads and writes of an element."""
+        lb = self.next()
+        if not isinstance(base, ir.Loc):
+            self.err(tok, "'%s[...]': only a parameter is indexed (a register's address is not known "
+                          "here)" % tok.text)
+        idx = self.expr()
+        self.expect("]", "closing the index into '%s'" % tok.text)
+        return ir.Deref((tok.line, tok.col), ptr=self.element(lb, base, idx))
 
     def unary(self):
         tok = self.peek()
@@ -515,10 +682,11 @@ class Parser:
             return self.internal_call(tok)
         if self.at("("):
             return self.call(tok)
-        if tok.text in self.th.regs:
-            return ir.Reg(pos, name=tok.text)
-        if tok.text in self.th.params:
-            return ir.Loc(pos, name=tok.text)
+        if tok.text in self.th.regs or tok.text in self.th.params:
+            e = ir.Reg(pos, name=tok.text) if tok.text in self.th.regs else ir.Loc(pos, name=tok.text)
+            if self.at("["):
+                return self.subscript(tok, e)
+            return e
         if tok.text in MEMORY_ORDERS:
             self.err(tok, "'%s' is a memory order: only the order argument of an atomic_*_explicit() call or of "
                           "atomic_thread_fence() takes one" % tok.text)
@@ -526,7 +694,7 @@ class Parser:
             # herd7's CLexer has no such token: the name is a register no one set
             self.err(tok, "'%s': herd7's C has no true/false (it reads the name as a register); write %d"
                      % (tok.text, tok.text == "true"))
-        if tok.text in self.t.locs:
+        if tok.text in self.t.locs or tok.text in self.t.arrays:
             self.err(tok, "'%s' is a location of the test but not a parameter of P%d: a thread reaches a location "
                           "only through its parameters, as in herd7 ('int *%s')" % (tok.text, self.th.pid, tok.text))
         self.err(tok, "'%s' is neither a register of P%d nor one of its parameters" % (tok.text, self.th.pid))
@@ -568,7 +736,9 @@ class Parser:
         for kind, a in zip(prim.args, args):
             if kind == "l" and not isinstance(a, ir.Deref):
                 line, col = a.pos
-                raise LitmusError(self.path, line, col, "%s(): expected '*LOCATION' as its first argument" % name)
+                raise LitmusError(self.path, line, col, "%s(): expected '*LOCATION' as its first argument (herd7's "
+                                  "linux-kernel.def gives it to __load{...}(X) or __store{...}(X,V), which refuse "
+                                  "any X but '*P': 'Bad __load argument', 'Bad __store argument')" % name)
         self.t.prims.add(name)
         if name in ("spin_lock", "spin_trylock", "spin_unlock"):
             key = render_key(args[0])
@@ -606,7 +776,7 @@ class Parser:
         """Whether atomic_fetch_add(a, b) is C11's (object, value) rather than
         the kernel's (value, object): the argument that is a location says,
         else the test's types (an atomic_int or _Atomic anywhere: C11)."""
-        loc0, loc1 = (isinstance(a, ir.Loc) for a in args)
+        loc0, loc1 = (self.is_address(a) for a in args)
         if loc0 != loc1:
             return loc0
         return self.c11_types
@@ -702,8 +872,9 @@ class Parser:
             self.next()
             # herd7 takes a name no thread uses as a location of its own
             # (initially 0): a register can never hold its address
-            self.add_loc(vtok, vtok.text)
-            value = ("addr", vtok.text)
+            value = ("addr", self.named_location(vtok))
+        elif self.at("{"):
+            return self.array_equal(pos, key, ktok, negate)
         else:
             value = self.number()
         self.t.key_index(key)
@@ -738,9 +909,39 @@ class Parser:
             return ("loc", tok.text), tok.text
         if tok.kind == "ident":
             self.next()
-            self.add_loc(tok, tok.text)	# as herd7: a location only the condition names stays 0
-            return ("loc", tok.text), tok.text
+            whole = tok.text in self.t.arrays and not self.at("[")	# "a": a[0], or all of a before '{'
+            # as herd7: a location only the condition names stays 0
+            loc = self.named_location(tok)
+            return ("loc", loc), tok.text if whole else loc
         self.err(tok, "expected 'N:REGISTER' or a location in the condition, found %s" % describe(tok))
+
+    def array_equal(self, pos, key, ktok, negate):
+        """herd7's ARRAY = {V, ...}: every element equal to its value (its
+        vector comparison), one atom per element."""
+        brace = self.next()
+        if ktok not in self.t.arrays:
+            self.err(brace, "'{...}' compares a whole array: '%s' is not an array of the initial state" % ktok)
+        n, values = self.t.arrays[ktok], []
+        while not self.at("}"):
+            vtok = self.peek()
+            if vtok.kind == "ident":
+                self.next()
+                values.append(("addr", self.named_location(vtok)))
+            else:
+                values.append(self.number())
+            if not self.at("}"):
+                self.expect(",", "between the values of array '%s'" % ktok)
+        self.next()
+        if len(values) != n:
+            self.err(brace, "array '%s[%d]' compared with %d value%s" % (ktok, n, len(values),
+                                                                     "" if len(values) == 1 else "s"))
+        c = None
+        for i, v in enumerate(values):
+            k = ("loc", "%s[%d]" % (ktok, i))
+            self.t.key_index(k)
+            atom = ir.CEq(pos, key=k, value=v, negate=False)
+            c = atom if c is None else ir.CAnd(pos, a=c, b=atom)
+        return ir.CNot(pos, a=c) if negate else c
 
 
 # C11's atomic_fetch_OP(object, value) whose kernel namesake takes
@@ -752,9 +953,37 @@ KERNEL_FORM_UNBOUND = {"atomic_fetch_or", "atomic_fetch_and", "atomic_fetch_xor"
 HERD_INTERNAL = {("__atomic_add_unless", "mb"): "atomic_add_unless"}
 
 
+def constant(e):
+    """The value of an expression of numbers only, else None."""
+    if isinstance(e, ir.Num):
+        return e.value
+    if isinstance(e, ir.Un) and e.op == "-":
+        a = constant(e.a)
+        return None if a is None else -a
+    if isinstance(e, ir.Bin) and e.op in "+-":
+        a, b = constant(e.a), constant(e.b)
+        if a is None or b is None:
+            return None
+        return a + b if e.op == "+" else a - b
+    return None
+
+
+def pure(e):
+    """Whether evaluating e reads no memory and calls nothing."""
+    if isinstance(e, (ir.Num, ir.Reg)):
+        return True
+    if isinstance(e, ir.Un):
+        return pure(e.a)
+    if isinstance(e, ir.Bin):
+        return pure(e.a) and pure(e.b)
+    return False
+
+
 def render_key(e):
     if isinstance(e, ir.Loc):
         return e.name
+    if isinstance(e, ir.Elem):
+        return "%s[%s]" % (e.array, e.const if e.const is not None else "...")
     if isinstance(e, ir.Reg):
         return e.name
     return repr(e)
