@@ -75,24 +75,31 @@ static void enumerate(void)
 	qsort(mutants, nr_mutants, sizeof(mutants[0]), by_name);	/* readdir's order is the filesystem's */
 }
 
-/* Column col (0: name) of the table's row for name, into buf; NULL if the
- * table has no such row. */
+/* Column col (0: name) of the table's line that starts at line, into
+ * buf; NULL if the line has fewer columns. */
+static const char *line_field(const char *line, unsigned col, char *buf, size_t len)
+{
+	const char *f = line;
+
+	for (unsigned c = 0; c < col && f; c++) {
+		f += strcspn(f, "\t\n");
+		f = *f == '\t' ? f + 1 : NULL;
+	}
+	if (!f)
+		return NULL;
+	snprintf(buf, len, "%.*s", (int)strcspn(f, "\t\n"), f);
+	return buf;
+}
+
+/* Column col of the table's first row for name (a switch may have a row
+ * per hunter; they agree on what it reverts). */
 static const char *table_field(const char *name, unsigned col, char *buf, size_t len)
 {
 	size_t n = strlen(name);
 
-	for (const char *line = mmt_mutants_text; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "") {
-		const char *f = line;
-
-		if (strncmp(line, name, n) || line[n] != '\t')
-			continue;
-		for (unsigned c = 0; c < col && f; c++)
-			f = strchr(f, '\t') ? strchr(f, '\t') + 1 : NULL;
-		if (!f)
-			return NULL;
-		snprintf(buf, len, "%.*s", (int)strcspn(f, "\t\n"), f);
-		return buf;
-	}
+	for (const char *line = mmt_mutants_text; *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : "")
+		if (!strncmp(line, name, n) && line[n] == '\t')
+			return line_field(line, col, buf, len);
 	return NULL;
 }
 
@@ -104,13 +111,11 @@ const char *mmt_mutant_of_variant(const char *scenario, const char *variant, cha
 	/* Rows after the header: name, reverts, title, config, guest, hunter, control. */
 	for (const char *line = strchr(mmt_mutants_text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
 		char name[NAME_MAX_LEN], field[256];
-		int n = (int)strcspn(line + 1, "\t\n");
 
-		if (n >= NAME_MAX_LEN)
+		if (!line_field(line + 1, 0, name, sizeof(name)) || strlen(name) + 1 >= NAME_MAX_LEN)
 			continue;
-		snprintf(name, sizeof(name), "%.*s", n, line + 1);
 		for (unsigned col = 5; col <= 6; col++)
-			if (table_field(name, col, field, sizeof(field)) && !strcmp(field, want)) {
+			if (line_field(line + 1, col, field, sizeof(field)) && !strcmp(field, want)) {
 				snprintf(buf, len, "%s", name);
 				return buf;
 			}
@@ -123,6 +128,20 @@ int mmt_mutant_counter_path(const char *name, const char *counter, char *buf, si
 	enumerate();
 	snprintf(buf, len, "%s/%s_%s", dir, name, counter);
 	return access(buf, R_OK);
+}
+
+/* Whether name (n bytes) is already in list, a ", "-separated one. */
+static bool listed(const char *list, const char *name, size_t n)
+{
+	for (const char *at = list; *at;) {
+		size_t len = strcspn(at, ",");
+
+		if (len == n && !strncmp(at, name, n))
+			return true;
+		at += len;
+		at += *at ? 2 : 0;	/* ", " */
+	}
+	return false;
 }
 
 /* The names for messages: the kernel's switches, or the table's when the
@@ -140,9 +159,13 @@ const char *mmt_mutant_names(void)
 					 mutants[i].name);
 	if (!nr_mutants)
 		for (const char *line = strchr(mmt_mutants_text, '\n'); line && line[1] && used < sizeof(buf);
-		     line = strchr(line + 1, '\n'))
-			used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%.*s", used ? ", " : "",
-						 (int)strcspn(line + 1, "\t\n"), line + 1);
+		     line = strchr(line + 1, '\n')) {
+			int n = (int)strcspn(line + 1, "\t\n");
+
+			if (!listed(buf, line + 1, (size_t)n))	/* a row per hunter */
+				used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s%.*s", used ? ", " : "",
+							 n, line + 1);
+		}
 	return buf;
 }
 

@@ -33,6 +33,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -80,6 +81,8 @@ def parse_args():
     ap.add_argument("--walk-pages", type=positive, default=65536,
                     help="mmrace --walk-pages: under TCG a migration takes tens of ms, so the walk must be longer (default 65536)")
     ap.add_argument("--mutant", metavar="NAME", help="the row of kernel/mutants.tsv to prove (default: every row)")
+    ap.add_argument("--hunter", metavar="VARIANT",
+                    help="only the row whose hunter is this variant (a switch has a row per hunter)")
     ap.add_argument("--mem", type=positive, help="guest memory in MiB, split over its nodes (default: the row's guest)")
     ap.add_argument("--with-compaction", action="store_true",
                     help="also run the compactor and NUMA balancing (by default the migrator alone, so the kernel's "
@@ -96,6 +99,11 @@ def parse_args():
         a.rows = [r for r in a.rows if r["name"] == a.mutant]
         if not a.rows:
             ap.error(f"--mutant {a.mutant}: no such row in kernel/mutants.tsv")
+    if a.hunter:
+        a.rows = [r for r in a.rows if r["hunter"][1] == a.hunter]
+        if not a.rows:
+            ap.error(f"--hunter {a.hunter}: no row of kernel/mutants.tsv{' for ' + a.mutant if a.mutant else ''}"
+                     " hunts with that variant")
     for r in a.rows:
         # The arms below drive mmrace's options; another scenario's hunter
         # needs its own arms here first.
@@ -132,11 +140,25 @@ def kernel_image(build):
     return r.stdout.strip()
 
 
-def suite_lines(name):
-    """The suite's mmrace lines, as they stand in suites/NAME."""
+def variant_pattern(variant):
+    """An extended regex for an mmrace suite line that runs variant (one
+    item of its --variant list), for the guest's grep -E and for here."""
+    return f"^mmrace .*--variant ([^ ]*,)?{re.escape(variant)}(,| |$)"
+
+
+def suite_lines(name, variant=None):
+    """The suite's mmrace lines that run variant (any variant: None), as
+    they stand in suites/NAME."""
     with open(os.path.join(TOP, "suites", name)) as f:
-        # As the guest's grep '^mmrace' picks them.
-        return [ln.split("#")[0].strip() for ln in f if ln.startswith("mmrace ")]
+        lines = [ln.split("#")[0].strip() for ln in f if ln.startswith("mmrace ")]
+    return [ln for ln in lines if variant is None or re.search(variant_pattern(variant), ln)]
+
+
+def row_suites(a, mut):
+    """The suites with a line that runs the row's hunter: a row is proven
+    by the lines that hunt with its variant, and a suite without one has
+    nothing to say of it."""
+    return [s for s in a.suites if suite_lines(s, mut["hunter"][1])]
 
 
 def switch_path(mut):
@@ -166,7 +188,8 @@ def suite_script_lines(name, arm, mut):
     """Runs suite NAME's mmrace lines through run-suite; its result files
     come back as suite-NAME-ARM-NN-SET.json."""
     switch = 1 if arm == "on" else 0
-    lines = [f"grep '^mmrace' /usr/share/mmtorture/suites/{name} >/tmp/{name}-mmrace",
+    pattern = variant_pattern(mut["hunter"][1]).replace("'", "")
+    lines = [f"grep -E '{pattern}' /usr/share/mmtorture/suites/{name} >/tmp/{name}-mmrace",
              f"rm -rf /tmp/rs; echo {switch} > {switch_path(mut)}",
              f"PATH=/tmp/lava-bin:$PATH mmtorture-lava --suite /tmp/{name}-mmrace --timeout {LINE_BOUND_S}"
              f" --results /tmp/rs >/dev/null 2>&1;"
@@ -185,7 +208,7 @@ def guest_script(a, mut):
     # as Debian sets it), and the suites' lines as they stand.
     for i in range(a.user_runs):
         lines += user_lines("user-on", i, mut) + user_lines("user-off", i, mut)
-    for name in a.suites:
+    for name in row_suites(a, mut):
         lines += suite_script_lines(name, "on", mut) + suite_script_lines(name, "off", mut)
     if not a.with_compaction:
         # The kernel enables NUMA balancing by default: off, so that every
@@ -395,7 +418,7 @@ def prove(a, mut, image):
         n_runs = 2 * a.runs + a.control_runs
         # Every run at its bound: the plain command's 2 minutes, each suite
         # line run-suite's; they end in seconds when all is well.
-        lines = sum(len(suite_lines(s)) for s in a.suites)
+        lines = sum(len(suite_lines(s, mut["hunter"][1])) for s in row_suites(a, mut))
         timeout = int(n_runs * (a.duration + 20) + 2 * a.user_runs * USER_RUN_BOUND_S
                       + 2 * lines * (LINE_BOUND_S + 10) + 120)
         env = dict(os.environ, MMT_RESULTS_DIR=os.path.join(tmp, "results"))

@@ -104,6 +104,17 @@ static bool nap_into_walk(struct mmr_ctl *c, uint32_t n, pid_t parent, uint64_t 
 	return true;
 }
 
+/* Waits for iteration n to open (the protector has restored access). */
+static bool wait_open(struct mmr_ctl *c, uint64_t n, pid_t parent)
+{
+	while (smp_load_acquire(&c->epoch) < 4 * n) {
+		if (READ_ONCE(c->stop) || getppid() != parent)
+			return false;
+		usleep(100);
+	}
+	return true;
+}
+
 /* The mutant kernel's count of PROT_NONE PTEs cleared with a flush
  * pending (mutant.h), or -1 on an ordinary kernel. */
 static int64_t kernel_window(int fd)
@@ -123,9 +134,23 @@ static void read_pfns(int fd, char *base, unsigned n, uint64_t *out)
 		out[i] = mmr_read_pfn(fd, base + (size_t)i * MMR_PAGE);
 }
 
+/* race-compaction's move: compact the hot pages' node (synchronous: the
+ * write returns when the pass is done). */
+static long compact(const struct mmr_priv *p)
+{
+	int fd = open(p->compact_path, O_WRONLY | O_CLOEXEC);
+	long rc = fd < 0 ? -1 : write(fd, "1", 1) == 1 ? 0 : -1;
+
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 static long migrate(const struct mmr_priv *p, char *base, uint64_t n, void **pages, int *nodes,
 		    int *status)
 {
+	if (p->variant == V_RACE_COMPACTION)
+		return compact(p);
 	if (p->nodes > 1) {
 		int target = p->node_ids[n % (uint64_t)p->nodes];
 
@@ -161,7 +186,7 @@ static void count_moved(struct mmr_priv *p, uint64_t n)
 			 c->pfn_before[n & 1][i] != c->pfn_after[n & 1][i];
 	c->moved = moved;
 	c->pages_moved += moved;
-	if (p->nodes > 1)
+	if (p->nodes > 1 && p->variant != V_RACE_COMPACTION)
 		c->moved_to[n % (uint64_t)p->nodes] += moved;
 }
 
@@ -197,6 +222,10 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 		int cpu0, cpu1;
 		long rc;
 
+		/* race-compaction: the PFNs of walk n are those the protector
+		 * re-placed the hot pages at after walk n-1. */
+		if (p->variant == V_RACE_COMPACTION && !wait_open(c, n - 1, parent))
+			break;
 		for (unsigned i = 0; i < p->hot; i++)
 			(void)READ_ONCE(*(volatile uint64_t *)pages[i]);
 		read_pfns(fd, base, p->hot, c->pfn_before[n & 1]);

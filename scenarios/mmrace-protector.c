@@ -226,8 +226,7 @@ void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
 				p->migrate_ns_ema * 0.9 + 0.1 * (double)(m1 - m0) : (double)(m1 - m0);
 			if (moved && m0 > p0 + g && m1 + g < p1)
 				moved_in_walk = moved;
-			else
-				p->outside_window += moved;
+			p->outside_window += moved - moved_in_walk;
 			/* The kernel's own word, where it can give it. */
 			p->kernel_in_window = c->kwindow < 0 || p->kernel_in_window < 0 ? -1 :
 					      p->kernel_in_window + c->kwindow;
@@ -243,6 +242,8 @@ void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
 		WAIT_WRITERS(p, fault_seen, n, "a writer to fault on the protected walk");
 		if (moved_in_walk)
 			judge_walk(p, n, moved_in_walk, c->migrator_cpu);
+		if (migrate && p->variant == V_RACE_COMPACTION)
+			mmr_replace_hot(p);	/* writers parked */
 		smp_store_release(&c->epoch, 4 * n - 1);	/* restoring */
 		mprotect(p->region, len, PROT_READ | PROT_WRITE);
 		p->mprotect_calls++;
@@ -298,6 +299,41 @@ void mmr_injector(struct mmr_priv *p, struct mmt_worker *wk)
 	}
 	WAIT_WRITERS(p, acked, p->iterations, "a writer to check its words after the last walk");
 	wk->ops = p->iterations;
+}
+
+/* Touches (allocates) or frees the filler's holes from..to. */
+static void filler_holes(struct mmr_priv *p, size_t from, size_t to, bool touch)
+{
+	for (size_t i = from; i < to; i += MMR_FILLER_STRIDE) {
+		if (touch)
+			WRITE_ONCE(p->filler[i * MMR_PAGE], 1);
+		else
+			madvise(p->filler + i * MMR_PAGE, MMR_PAGE, MADV_DONTNEED);
+	}
+}
+
+/*
+ * race-compaction, between walks: gives the hot pages new frames below the
+ * filler's holes, so that the next walk's compaction has somewhere to move
+ * them (after one pass they sit at its top and it would never move them
+ * again).  Their frames go back to this CPU's free list with the punch;
+ * the holes, refilled, take those, and the hot pages then get frames from
+ * further down the free memory.  The second half of the holes, touched
+ * after them, pushes the new hot pages out of this CPU's LRU batch onto
+ * the LRU, where the migrator's CPU's compaction can isolate them.
+ * Writers are parked (they faulted): their data is copied out and back.
+ */
+void mmr_replace_hot(struct mmr_priv *p)
+{
+	const size_t hot = (size_t)p->hot * MMR_PAGE, half = MMR_FILLER_PAGES / 2;
+
+	memcpy(p->hot_copy, p->view[0], hot);
+	if (fallocate(p->memfd[0], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)hot))
+		return;
+	filler_holes(p, 0, half, true);
+	memcpy(p->view[0], p->hot_copy, hot);
+	filler_holes(p, half, MMR_FILLER_PAGES, true);
+	filler_holes(p, 0, MMR_FILLER_PAGES, false);
 }
 
 void *mmr_compactor(void *arg)

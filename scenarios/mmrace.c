@@ -66,6 +66,10 @@ const struct mmt_variant mmr_variants[NR_VARIANTS] = {
 	[V_RACE_THP] = { .name = "race-thp",
 		.help = "as race with the hot set one 2 MiB shmem huge page (needs shmem_enabled advise or always). Not proven by a mutant: THP migration unmaps through pmdp_invalidate(), which always flushes, so 20841405940e's PTE path is not on it",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
+	[V_RACE_COMPACTION] = { .name = "race-compaction",
+		.help = "as race, but compaction alone moves the hot pages: the second process writes their node's compact file at a random moment inside the walk instead of calling move_pages, and between walks the hot pages are re-placed below the holes of a striped 64 MiB filler (on an idle machine compaction finds no target and moves nothing); NUMA balancing off for the run. Needs root and CONFIG_COMPACTION. Not yet proven to the bar: on the mutant kernel in the 2-node TCG guest plain runs lost writes in 3 of 4 (the first after 19-75 s), and passes over 2 s there leave many runs INCONCLUSIVE",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
+		.hunts = "20841405940e mm: fix TLB flush race between migration, and change_protection_range" },
 	[V_MIGRATE_AFTER_WALK] = { .name = "migrate-after-walk",
 		.help = "control: the same migrations, only once mprotect has returned (flush done, none pending); migrations_in_window must be 0 and no write lost even on the mutant kernel",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
@@ -100,7 +104,7 @@ static const char *const outcome_names[NR_OUTCOMES] = { "verified", "lost_write"
 
 static bool uses_migrator(int v)
 {
-	return v == V_RACE || v == V_RACE_THP || v == V_MIGRATE_AFTER_WALK;
+	return v == V_RACE || v == V_RACE_THP || v == V_RACE_COMPACTION || v == V_MIGRATE_AFTER_WALK;
 }
 
 static struct mmr_actor *find_actor(struct mmr_priv *p, const char *name)
@@ -160,6 +164,54 @@ static char *map_aligned(int fd, size_t len)
 	return at;
 }
 
+static void bind_to_node(void *at, size_t len, int node)
+{
+	struct bitmask *bm;
+
+	if (numa_available() < 0 || node < 0)
+		return;
+	bm = numa_allocate_nodemask();
+	numa_bitmask_setbit(bm, (unsigned)node);
+	mbind(at, len, MPOL_PREFERRED, bm->maskp, bm->size + 1, 0);
+	numa_free_nodemask(bm);
+}
+
+/* The run's memory node, or one other than it; -1 without NUMA or such. */
+static int run_node(const struct mmr_priv *p, bool other)
+{
+	if (numa_available() < 0)
+		return -1;
+	for (int nd = 0; other && nd <= numa_max_node(); nd++)
+		if (nd != p->run->mem_node && numa_bitmask_isbitset(numa_all_nodes_ptr, (unsigned)nd))
+			return nd;
+	return other ? -1 : p->run->mem_node;
+}
+
+static void bind_to_run_node(struct mmr_priv *p, void *at, size_t len)
+{
+	bind_to_node(at, len, run_node(p, false));
+}
+
+/* race-compaction: a view of the hot pages to re-place them through, and
+ * the filler whose freed pages give compaction its targets (mmrace.h). */
+static int map_filler(struct mmr_priv *p)
+{
+	const size_t hot = (size_t)p->hot * MMR_PAGE, len = MMR_FILLER_PAGES * MMR_PAGE;
+
+	p->view[0] = mmap(NULL, hot, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd[0], 0);
+	p->filler = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p->hot_copy = malloc(hot);
+	if (p->view[0] == MAP_FAILED || p->filler == MAP_FAILED || !p->hot_copy)
+		return -1;
+	madvise(p->filler, len, MADV_NOHUGEPAGE);	/* order-0 pages, holes of one */
+	madvise(p->filler, len, MADV_DONTFORK);		/* the migrator has no use for it */
+	bind_to_run_node(p, p->filler, len);
+	memset(p->filler, 1, len);
+	for (size_t i = 0; i < MMR_FILLER_PAGES; i += MMR_FILLER_STRIDE)
+		madvise(p->filler + i * MMR_PAGE, MMR_PAGE, MADV_DONTNEED);
+	return 0;
+}
+
 static int map_region(struct mmr_priv *p)
 {
 	const size_t hot = (size_t)p->hot * MMR_PAGE;
@@ -179,14 +231,14 @@ static int map_region(struct mmr_priv *p)
 	p->region = map_aligned(p->memfd[0], p->region_len);
 	if (!p->region)
 		return -1;
+	if (p->variant == V_RACE_COMPACTION && map_filler(p))
+		return -1;
 	madvise(p->region, p->region_len, p->variant == V_RACE_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-	if (numa_available() >= 0) {
-		struct bitmask *bm = numa_allocate_nodemask();
-
-		numa_bitmask_setbit(bm, (unsigned)p->run->mem_node);
-		mbind(p->region, p->region_len, MPOL_PREFERRED, bm->maskp, bm->size + 1, 0);
-		numa_free_nodemask(bm);
-	}
+	bind_to_run_node(p, p->region, p->region_len);
+	/* race-compaction: the cold pages on another node where there is one,
+	 * so that a pass over the hot pages' node has little else to move. */
+	if (p->variant == V_RACE_COMPACTION && p->walk > p->hot)
+		bind_to_node(p->region + hot, p->region_len - hot, run_node(p, true));
 	/* Every page of the walk populated: each PTE the walk changes is what
 	 * keeps its flush pending. */
 	memset(p->region, 0, p->region_len);
@@ -197,6 +249,9 @@ static void unmap_region(struct mmr_priv *p)
 {
 	if (p->region)
 		munmap(p->region, p->region_len);
+	if (p->filler && p->filler != MAP_FAILED)
+		munmap(p->filler, MMR_FILLER_PAGES * MMR_PAGE);
+	free(p->hot_copy);
 	for (int i = 0; i < 2; i++) {
 		if (p->view[i] && p->view[i] != MAP_FAILED)
 			munmap(p->view[i], (size_t)p->hot * MMR_PAGE);
@@ -246,6 +301,25 @@ static int setup_writers(struct mmr_priv *p)
 
 /* ---- prepare ------------------------------------------------------------- */
 
+/* race-compaction: compaction alone moves pages, so NUMA balancing,
+ * which migrates on its hinting faults, is switched off for the run
+ * where it is on (the journal puts it back). */
+static void numa_balancing_off(struct mmr_priv *p)
+{
+	const char *path = "/proc/sys/kernel/numa_balancing";
+	char err[256], why[320];
+
+	if (access(path, F_OK))
+		actor(p, "numa_balancing", false, "race-compaction: this kernel has no NUMA balancing");
+	else if (!p->root)
+		actor(p, "numa_balancing", false, "race-compaction: left as it is, not root");
+	else if (mmt_sysctl_set(path, "0", err, sizeof(err))) {
+		snprintf(why, sizeof(why), "race-compaction: could not switch it off: %s", err);
+		actor(p, "numa_balancing", false, why);
+	} else
+		actor(p, "numa_balancing", false, "race-compaction: switched off for the run, compaction alone moves pages");
+}
+
 static void choose_actors(struct mmr_priv *p)
 {
 	const struct mmt_run *run = p->run;
@@ -257,17 +331,26 @@ static void choose_actors(struct mmr_priv *p)
 	if (!uses_migrator(p->variant))
 		actor(p, "migrator", false, "not with injection");
 	else if (!p->root)
-		actor(p, "migrator", false,
+		actor(p, "migrator", false, p->variant == V_RACE_COMPACTION ?
+		      "needs root: the compact file, and the PFNs that show a page moved" :
 		      "needs root: moving pages shared with another process needs CAP_SYS_NICE (MPOL_MF_MOVE_ALL)");
-	else
+	else if (p->variant == V_RACE_COMPACTION && access(p->compact_path, W_OK)) {
+		snprintf(err, sizeof(err), "race-compaction: %s: %s (CONFIG_COMPACTION?)", p->compact_path,
+			 strerror(errno));
+		actor(p, "migrator", false, err);
+	} else
 		actor(p, "migrator", true, NULL);
-	if (injected || !run->opt[OPT_COMPACT])
+	if (p->variant == V_RACE_COMPACTION)
+		actor(p, "compactor", false, "race-compaction: the migrator process compacts instead, inside the walk");
+	else if (injected || !run->opt[OPT_COMPACT])
 		actor(p, "compactor", false, injected ? "not with injection" : "--compact 0");
 	else if (!p->root)
 		actor(p, "compactor", false, "needs root (/proc/sys/vm/compact_memory)");
 	else
 		actor(p, "compactor", true, NULL);
-	if (injected || !run->opt[OPT_NUMA_BALANCING])
+	if (p->variant == V_RACE_COMPACTION)
+		numa_balancing_off(p);
+	else if (injected || !run->opt[OPT_NUMA_BALANCING])
 		actor(p, "numa_balancing", false, injected ? "not with injection" : "--numa-balancing 0");
 	else if (!p->root)
 		actor(p, "numa_balancing", false, "needs root (/proc/sys/kernel/numa_balancing)");
@@ -281,6 +364,29 @@ static void choose_actors(struct mmr_priv *p)
 		actor(p, "pfn_tracking", false, "PFNs in /proc/self/pagemap need root: moves cannot be seen");
 	else
 		actor(p, "pfn_tracking", true, NULL);
+}
+
+/* race-compaction compacts the hot pages' node alone where the kernel
+ * offers it (a whole machine's compaction can outlast any walk). */
+static void find_compact_file(struct mmr_priv *p)
+{
+	snprintf(p->compact_path, sizeof(p->compact_path), "/sys/devices/system/node/node%d/compact",
+		 p->run->mem_node < 0 ? 0 : p->run->mem_node);
+	if (access(p->compact_path, F_OK))
+		snprintf(p->compact_path, sizeof(p->compact_path), "/proc/sys/vm/compact_memory");
+}
+
+/* race-compaction: a first pass moves all that is movable on the node,
+ * seconds under emulation; made before the first walk (and its bounded
+ * waits), each walk's pass then moves little more than the hot pages. */
+static void first_pass(struct mmr_priv *p)
+{
+	int fd = open(p->compact_path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, "1", 1) != 1)
+		actor(p, "migrator", false, "race-compaction: the first compaction pass failed");
+	if (fd >= 0)
+		close(fd);
 }
 
 /* The window counter of the switch kernel/mutants.tsv ties to this
@@ -339,7 +445,10 @@ static int mmrace_prepare(struct mmt_run *run)
 				p->node_ids[p->nodes++] = nd;
 	if (p->nodes == 0)
 		p->node_ids[p->nodes++] = 0;
+	find_compact_file(p);
 	choose_actors(p);
+	if (p->variant == V_RACE_COMPACTION && actor_on(p, "migrator"))
+		first_pass(p);
 	p->guard_ns = mmr_calibrate_guard(p);
 	find_window_counter(p);
 	if (mmr_install_segv(p))
@@ -612,7 +721,10 @@ static void line_up(const struct mmr_priv *p, struct mmr_line_up *l)
 		l->why = "no migrator process (actors.migrator says why)";
 		return;
 	}
-	if (p->nodes > 1)
+	if (p->variant == V_RACE_COMPACTION)
+		snprintf(l->moves, sizeof(l->moves), "by compaction of node %d, no move_pages",
+			 p->run->mem_node < 0 ? 0 : p->run->mem_node);
+	else if (p->nodes > 1)
 		snprintf(l->moves, sizeof(l->moves), "between %d nodes, each walk to the next", p->nodes);
 	else
 		snprintf(l->moves, sizeof(l->moves), "to new frames on node %d, the only one", p->node_ids[0]);

@@ -167,6 +167,28 @@ fi
 [ "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)" = "$nb_before" ]
 ok $? "numa_balancing restored ($nb_before)"
 
+# race-compaction: compaction alone moves the hot pages, re-placed below a
+# striped filler between walks (an idle machine's compaction has no target
+# and moves nothing); NUMA balancing off for the run, put back after it.
+f="$scratch/compaction.json"
+run mmrace --variant race-compaction --duration 3s --output "$f"
+status=$(get "$f" runs.0.status)
+if [ "$(get "$f" runs.0.metrics.actors.migrator)" != on ]; then
+	skip "race-compaction: $(get "$f" runs.0.metrics.actors.migrator.skipped)"
+elif [ "$status" = invalid ]; then
+	skip "race-compaction: stalled past its bound ($(get "$f" runs.0.reason)): nothing to judge"
+else
+	raced=$(get "$f" runs.0.metrics.migrations_raced)
+	[ "$(get "$f" runs.0.witnesses.count)" -eq 0 ] && [ "$(get "$f" runs.0.metrics.migrate_errors)" -eq 0 ] &&
+		{ { [ "$status" = ok ] && [ "$raced" -gt 0 ]; } || { [ "$status" = inconclusive ] && [ "$raced" -eq 0 ]; }; }
+	ok $? "race-compaction: no write lost on this kernel, status $status agreeing with $raced pages raced ($(get "$f" runs.0.reason))"
+	[ "$(get "$f" runs.0.metrics.pages_moved)" -gt 0 ] && [ "$(get "$f" runs.0.metrics.actors.compactor.skipped)" != "" ] &&
+		get "$f" runs.0.metrics.line_up.pages_move | grep -qx 'by compaction of node [0-9]*, no move_pages'
+	ok $? "race-compaction: compaction moved the hot pages ($(get "$f" runs.0.metrics.pages_moved) in $(get "$f" runs.0.metrics.migrate_calls) passes, $(get "$f" runs.0.metrics.migrations_in_window) inside walks), no move_pages, no free-running compactor"
+fi
+[ "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)" = "$nb_before" ]
+ok $? "race-compaction: numa_balancing restored ($nb_before)"
+
 "$MMT_BIN" mmrace --variant race --duration 60s --output "$scratch/int.json" >/dev/null 2>&1 &
 pid=$!
 n=0

@@ -5,7 +5,8 @@ control are variants in mmtorture's catalogue, the hunter's "hunts" is the
 row's commit and title, the finding is an outcome of the hunter's
 scenario, the row's kernel options are in the config fragment, and its
 switch is defined by MMT_MUTANT(NAME) in mm/mmt_mutants/NAME.c of a patch
-of its own (a mutant touches no shared build file).  Every MMT_MUTANT in
+of its own (a mutant touches no shared build file); a switch's rows (one
+per hunter) agree on the fix and name different hunters.  Every MMT_MUTANT in
 the patches has its row.  One line per problem, exit 1 if any."""
 import argparse
 import glob
@@ -36,8 +37,14 @@ def main():
         files = re.findall(r"^\+\+\+ b/(\S+)", text, re.M)
         for name in re.findall(r"^\+MMT_MUTANT\((\w+)\);", text, re.M):
             defined[name] = (path, files)
+    seen = {}
     for r in rows:
-        what = f"row {r['name']}"
+        what = f"row {r['name']} ({' '.join(r['hunter'])})"
+        first = seen.setdefault(r["name"], r)
+        if (first["reverts"], first["title"]) != (r["reverts"], r["title"]):
+            problems.append(f"{what}: reverts {r['reverts']}, its switch's first row {first['reverts']}")
+        if first is not r and first["hunter"] == r["hunter"]:
+            problems.append(f"{what}: a second row with the same hunter")
         for role in ("hunter", "control"):
             sc, var = r[role]
             vdecl = {v["name"]: v for v in (cat.get(sc) or {}).get("variants", [])}.get(var)

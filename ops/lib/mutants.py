@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 """kernel/mutants.tsv, the one table of mutant-kernel switches: one row
-per switch with the upstream fix it reverts, the kernel options and guest
-it needs, the scenario variant that hunts it, its control and the outcome
-it must produce.  scripts/mutant-proof loops over the rows."""
+per hunter of a switch, with the upstream fix it reverts, the kernel
+options and guest it needs, the scenario variant that hunts it, its
+control and the outcome it must produce.  A switch reached by more than
+one path has a row per path's hunter; its rows agree on what it reverts.
+scripts/mutant-proof loops over the rows."""
 import os
 
 COLUMNS = ("name", "reverts", "title", "config", "guest", "hunter", "control", "finding", "what")
