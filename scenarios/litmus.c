@@ -952,6 +952,19 @@ static void put_metrics(struct mmt_run *run, const struct priv *p, const struct 
 	mmt_put_text(run, "observation", r->observation);
 }
 
+/* Executions ran, none was kept: a test whose every execution its filter
+ * clause drops, or needs more loop iterations than herd7's -unroll 2 (a
+ * while(1) that never ends: herd7 lists no state for it either).  Not a
+ * harness that did nothing (INVALID): it says why it cannot judge. */
+static void every_execution_filtered(struct mmt_run *run, uint64_t filtered)
+{
+	run->ops = filtered;
+	run->inconclusive = true;
+	snprintf(run->inconclusive_reason, sizeof(run->inconclusive_reason),
+		 "all %llu executions were filtered out (its filter clause, or a loop needing more iterations than herd7's -unroll): no outcome to judge",
+		 (unsigned long long)filtered);
+}
+
 static void litmus_verify(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
@@ -985,6 +998,8 @@ static void litmus_verify(struct mmt_run *run)
 	run->ops = iters;
 	run->outcomes[OUT_NEG] = iters - pos;
 	run->outcomes[OUT_POS] = pos;
+	if (!iters && all->filtered)
+		every_execution_filtered(run, all->filtered);
 	/* litmus7's summary line, for cross-checking against its logs */
 	snprintf(r->observation, sizeof(r->observation), "Observation %s %s %llu %llu", t->name,
 		 pos == 0 ? "Never" : pos == iters ? "Always" : "Sometimes",
@@ -1026,7 +1041,7 @@ static const struct mmt_metric metrics[] = {
 	{ "other_outcomes", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false,
 	  "iterations whose final state did not fit the histogram's table", NULL },
 	{ "filtered_out", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false,
-	  "iterations the test's filter clause discarded", NULL },
+	  "iterations the test's filter clause discarded, or cut by a loop that needed more iterations than herd7's -unroll (LK_UNROLL, 2)", NULL },
 	{ "batches_cut", MMT_METRIC_COUNT, "batches", MMT_BETTER_NEUTRAL, false, "batches cut short by the run's end", NULL },
 	{ "witnesses", MMT_METRIC_COUNT, "iterations", MMT_BETTER_NEUTRAL, false, "iterations whose final state satisfied exists", NULL },
 	{ "witness_rate", MMT_METRIC_REAL, "witnesses/iteration", MMT_BETTER_NEUTRAL, false, "witnesses per iteration", NULL },
