@@ -22,6 +22,11 @@
  * "moving" word and the CPU sampled around the call let the writers say
  * whether one of them stored to the pages from another CPU meanwhile.
  *
+ * race-compaction: the move is a compaction pass over the hot pages'
+ * node (its sysfs compact file), timed the same way; before reading walk
+ * n's PFNs it waits for walk n-1 to open, since the protector re-places
+ * the hot pages between walks.
+ *
  * Its CPU: its own where the line-up has one; else the protector's, never
  * a writer's (a switch to this process there loads another page table
  * and, under emulation, empties that CPU's TLB: no stale entry could

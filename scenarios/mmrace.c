@@ -17,7 +17,9 @@
  *              (mmrace-protector.c)
  *   migrator   (a second process mapping the same memfd, so not serialised
  *              by the writers' mmap_lock) moves the hot pages at a random
- *              moment inside the walk (mmrace-migrator.c)
+ *              moment inside the walk (mmrace-migrator.c); race-compaction:
+ *              compacts their node instead, the protector re-placing them
+ *              below a striped filler between walks
  *   compactor  writes /proc/sys/vm/compact_memory (root); NUMA balancing
  *              is switched on for the run (root) and put back
  * Line-up: worker 0 is the protector; with N >= 3 workers (the default
