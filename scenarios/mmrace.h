@@ -55,6 +55,8 @@ enum { OUT_VERIFIED, OUT_LOST, OUT_FOREIGN, OUT_STALE_TLB, OUT_CRASH, OUT_SPLAT,
  * 64 MiB of it striped 2 (and 0 with a stride of 8). */
 #define MMR_FILLER_PAGES 16384
 #define MMR_FILLER_STRIDE 2
+#define MMR_PIN_PIPE_PAGES 256		/* a 1 MiB pipe's pages */
+#define MMR_PIN_PIPES (MMR_FILLER_PAGES / MMR_FILLER_STRIDE / MMR_PIN_PIPE_PAGES)
 /* Epoch phases, per protector iteration n: 4n-3 walk running (mprotect to
  * PROT_NONE in progress), 4n-2 protected (mprotect returned: flushed),
  * 4n-1 restoring, 4n open.  Iteration of an epoch: (e + 3) / 4. */
@@ -155,6 +157,7 @@ struct mmr_priv {
 	int current;
 	char *filler;			/* race-compaction: MMR_FILLER_PAGES, striped */
 	char *hot_copy;			/* race-compaction: the hot pages while re-placed */
+	int pin_pipe[MMR_PIN_PIPES][2];	/* race-compaction: hold the filler's pages */
 	char compact_path[96];		/* race-compaction: the hot node's compact file */
 	unsigned nwriters;
 	struct mmr_writer *ws;
