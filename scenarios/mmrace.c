@@ -716,8 +716,9 @@ static void judge(struct mmt_run *run, struct mmr_priv *p, const char *child_dea
 	else if (p->variant == V_RACE_THP && p->thp_kb <= 0)
 		inconclusive(run, "no shmem huge page backed the walk when it was populated (ShmemPmdMapped %ld kB): shmem_enabled must be advise or always",
 			     p->thp_kb);
-	else if (p->variant == V_MIGRATE_AFTER_WALK && !c->pages_moved)
-		inconclusive(run, "no page was migrated (%llu migrate calls)", (unsigned long long)c->migrate_calls);
+	else if (!c->pages_moved)
+		inconclusive(run, "no hot page moved in %llu %s", (unsigned long long)c->migrate_calls,
+			     p->variant == V_RACE_COMPACTION ? "compaction passes" : "move_pages() calls");
 	else if (p->variant != V_MIGRATE_AFTER_WALK && p->kernel_in_window == 0)
 		inconclusive(run, "the mutant kernel saw no PROT_NONE PTE cleared with a flush pending during the migrator's calls (%llu pages moved, %llu by the timestamps inside a walk)",
 			     (unsigned long long)c->pages_moved, (unsigned long long)p->in_window);
@@ -990,7 +991,7 @@ static const struct mmt_metric metrics[] = {
 	{ "walk_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean mprotect walk (moving average)", NULL },
 	{ "guard_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false,
 	  "calibrated guard between a store's epoch and the protector's announcement", NULL },
-	COUNT("migrate_calls", "calls", "move_pages() calls (with the migrator on)"),
+	COUNT("migrate_calls", "calls", "the migrator's move_pages() calls (race-compaction: its compaction passes)"),
 	COUNT("migrate_errors", "calls", "move_pages() calls that failed"),
 	MAYBE("migrate_last_error", MMT_METRIC_TEXT, "", "the last move_pages() error; null without one"),
 	{ "migrate_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean move_pages() call (moving average)", NULL },

@@ -173,18 +173,30 @@ ok $? "numa_balancing restored ($nb_before)"
 f="$scratch/compaction.json"
 run mmrace --variant race-compaction --duration 3s --output "$f"
 status=$(get "$f" runs.0.status)
+moved=$(get "$f" runs.0.metrics.pages_moved)
 if [ "$(get "$f" runs.0.metrics.actors.migrator)" != on ]; then
 	skip "race-compaction: $(get "$f" runs.0.metrics.actors.migrator.skipped)"
 elif [ "$status" = invalid ]; then
 	skip "race-compaction: stalled past its bound ($(get "$f" runs.0.reason)): nothing to judge"
 else
-	raced=$(get "$f" runs.0.metrics.migrations_raced)
-	[ "$(get "$f" runs.0.witnesses.count)" -eq 0 ] && [ "$(get "$f" runs.0.metrics.migrate_errors)" -eq 0 ] &&
-		{ { [ "$status" = ok ] && [ "$raced" -gt 0 ]; } || { [ "$status" = inconclusive ] && [ "$raced" -eq 0 ]; }; }
-	ok $? "race-compaction: no write lost on this kernel, status $status agreeing with $raced pages raced ($(get "$f" runs.0.reason))"
-	[ "$(get "$f" runs.0.metrics.pages_moved)" -gt 0 ] && [ "$(get "$f" runs.0.metrics.actors.compactor.skipped)" != "" ] &&
+	# Whatever the kernel's compaction then did: no move_pages call, no
+	# free-running compactor.
+	[ "$(get "$f" runs.0.metrics.actors.compactor.skipped)" != "" ] &&
 		get "$f" runs.0.metrics.line_up.pages_move | grep -qx 'by compaction of node [0-9]*, no move_pages'
-	ok $? "race-compaction: compaction moved the hot pages ($(get "$f" runs.0.metrics.pages_moved) in $(get "$f" runs.0.metrics.migrate_calls) passes, $(get "$f" runs.0.metrics.migrations_in_window) inside walks), no move_pages, no free-running compactor"
+	ok $? "race-compaction: pages moved by compaction only, no free-running compactor"
+	if [ "${moved:-0}" -eq 0 ]; then
+		# Where compaction's two scanners meet depends on where the rest
+		# of a busy machine's memory sits: a pass that ends below the hot
+		# pages' frames moves none of them.  The run must say so.
+		[ "$status" = inconclusive ] && get "$f" runs.0.reason | grep -q '^no hot page moved in [0-9]* compaction passes$'
+		ok $? "race-compaction: no hot page moved, INCONCLUSIVE saying so ($(get "$f" runs.0.reason))"
+		skip "race-compaction: compaction moved no hot page in $(get "$f" runs.0.metrics.migrate_calls) passes on this machine: nothing raced to judge"
+	else
+		raced=$(get "$f" runs.0.metrics.migrations_raced)
+		[ "$(get "$f" runs.0.witnesses.count)" -eq 0 ] && [ "$(get "$f" runs.0.metrics.migrate_errors)" -eq 0 ] &&
+			{ { [ "$status" = ok ] && [ "$raced" -gt 0 ]; } || { [ "$status" = inconclusive ] && [ "$raced" -eq 0 ]; }; }
+		ok $? "race-compaction: no write lost on this kernel, status $status agreeing with $raced pages raced; $moved hot pages moved in $(get "$f" runs.0.metrics.migrate_calls) passes, $(get "$f" runs.0.metrics.migrations_in_window) inside walks"
+	fi
 fi
 [ "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)" = "$nb_before" ]
 ok $? "race-compaction: numa_balancing restored ($nb_before)"
