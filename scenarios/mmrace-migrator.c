@@ -139,9 +139,8 @@ static void read_pfns(int fd, char *base, unsigned n, uint64_t *out)
 		out[i] = mmr_read_pfn(fd, base + (size_t)i * MMR_PAGE);
 }
 
-/* race-compaction's move: compact the hot pages' node (synchronous: the
- * write returns when the pass is done). */
-static long compact(const struct mmr_priv *p)
+/* Synchronous: the write returns when the pass is done. */
+long mmr_compact(const struct mmr_priv *p)
 {
 	int fd = open(p->compact_path, O_WRONLY | O_CLOEXEC);
 	long rc = fd < 0 ? -1 : write(fd, "1", 1) == 1 ? 0 : -1;
@@ -155,7 +154,7 @@ static long migrate(const struct mmr_priv *p, char *base, uint64_t n, void **pag
 		    int *status)
 {
 	if (p->variant == V_RACE_COMPACTION)
-		return compact(p);
+		return mmr_compact(p);
 	if (p->nodes > 1) {
 		int target = p->node_ids[n % (uint64_t)p->nodes];
 

@@ -251,6 +251,10 @@ static int map_region(struct mmr_priv *p)
 	const int nfd = p->variant == V_BROKEN_STALE_MAPPING ? 2 : 1;
 
 	p->region_len = (size_t)p->walk * MMR_PAGE;
+	p->walk_aliases = 1;
+	/* race-compaction holds the address space for lengthen_walk(). */
+	p->reserve_len = p->region_len + (p->variant == V_RACE_COMPACTION ?
+		(size_t)(MMR_MAX_WALK_ALIASES - 1) * (p->region_len - (size_t)p->hot * MMR_PAGE) : 0);
 	for (int i = 0; i < nfd; i++) {
 		p->memfd[i] = memfd_create("mmtorture-mmrace", MFD_CLOEXEC);
 		if (p->memfd[i] < 0 || ftruncate(p->memfd[i], (off_t)p->region_len))
@@ -261,7 +265,7 @@ static int map_region(struct mmr_priv *p)
 				return -1;
 		}
 	}
-	p->region = map_aligned(p->memfd[0], p->region_len);
+	p->region = map_aligned(p->memfd[0], p->reserve_len);
 	if (!p->region)
 		return -1;
 	if (p->variant == V_RACE_COMPACTION && map_filler(p))
@@ -281,7 +285,7 @@ static int map_region(struct mmr_priv *p)
 static void unmap_region(struct mmr_priv *p)
 {
 	if (p->region)
-		munmap(p->region, p->region_len);
+		munmap(p->region, p->reserve_len);
 	if (p->filler && p->filler != MAP_FAILED)
 		munmap(p->filler, MMR_FILLER_PAGES * MMR_PAGE);
 	for (unsigned k = 0; p->filler && k < MMR_PIN_PIPES; k++)
@@ -418,12 +422,68 @@ static void find_compact_file(struct mmr_priv *p)
  * waits), each walk's pass then moves little more than the hot pages. */
 static void first_pass(struct mmr_priv *p)
 {
-	int fd = open(p->compact_path, O_WRONLY | O_CLOEXEC);
-
-	if (fd < 0 || write(fd, "1", 1) != 1)
+	if (mmr_compact(p))
 		actor(p, "migrator", false, "race-compaction: the first compaction pass failed");
-	if (fd >= 0)
-		close(fd);
+}
+
+/* One walk of the first len bytes of the region and back: how long the
+ * PROT_NONE walk took. */
+static uint64_t timed_walk(struct mmr_priv *p, size_t len)
+{
+	uint64_t t0 = mmt_now_ns(), t1;
+
+	mprotect(p->region, len, PROT_NONE);
+	t1 = mmt_now_ns();
+	mprotect(p->region, len, PROT_READ | PROT_WRITE);
+	return t1 - t0;
+}
+
+/*
+ * race-compaction: a pass scans its whole node, and in the 2-node TCG
+ * guest lasted 22 ms against a default walk's 8: no pass could begin and
+ * end inside a walk, so no run with the fix in could be conclusive.  The
+ * guest has no memory to spare for a longer walk, but the walk's length
+ * is its PTEs, not its memory: the cold pages mapped again after
+ * themselves (MAP_FIXED into the address space map_region() held) add
+ * PTEs for the walk to cross, with its flush pending, at the cost of page
+ * tables alone.  How many mappings: measured here, after the first pass,
+ * so that a walk lasts at least twice the longer of two passes.
+ */
+static void lengthen_walk(struct mmr_priv *p)
+{
+	const size_t hot = (size_t)p->hot * MMR_PAGE, cold = p->region_len - hot;
+	uint64_t walk = UINT64_MAX;
+	unsigned k;
+
+	if (!cold)
+		return;
+	for (int i = 0; i < 2; i++) {
+		uint64_t t0 = mmt_now_ns(), t;
+
+		if (mmr_compact(p))
+			return;
+		t = mmt_now_ns() - t0;
+		p->pass_ns = t > p->pass_ns ? t : p->pass_ns;
+	}
+	for (int i = 0; i < 3; i++) {
+		uint64_t t = timed_walk(p, p->region_len);
+
+		walk = t < walk ? t : walk;
+	}
+	k = (unsigned)((2 * p->pass_ns + walk) / (walk ? walk : 1));
+	k = k < 1 ? 1 : k > MMR_MAX_WALK_ALIASES ? MMR_MAX_WALK_ALIASES : k;
+	for (unsigned i = 1; i < k; i++) {
+		char *at = p->region + hot + (size_t)i * cold;
+
+		if (mmap(at, cold, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_POPULATE,
+			 p->memfd[0], (off_t)hot) == MAP_FAILED)
+			break;
+		madvise(at, cold, MADV_NOHUGEPAGE);
+		p->walk_aliases = i + 1;
+	}
+	p->region_len = hot + (size_t)p->walk_aliases * cold;
+	/* The rest of the address space held goes back. */
+	munmap(p->region + p->region_len, p->reserve_len - p->region_len);
 }
 
 /* The window counter of the switch kernel/mutants.tsv ties to this
@@ -486,6 +546,8 @@ static int mmrace_prepare(struct mmt_run *run)
 	choose_actors(p);
 	if (p->variant == V_RACE_COMPACTION && actor_on(p, "migrator"))
 		first_pass(p);
+	if (p->variant == V_RACE_COMPACTION && actor_on(p, "migrator"))
+		lengthen_walk(p);
 	p->guard_ns = mmr_calibrate_guard(p);
 	find_window_counter(p);
 	if (mmr_install_segv(p))
@@ -932,6 +994,8 @@ static void mmrace_verify(struct mmt_run *run)
 	mmt_put_count(run, "writers", p->nwriters);
 	mmt_put_count(run, "hot_pages", p->hot);
 	mmt_put_count(run, "walk_pages", p->walk);
+	mmt_put_count(run, "walk_aliases", p->walk_aliases);
+	mmt_put_real(run, "compaction_pass_us", (double)p->pass_ns / 1000);
 	mmt_put_count(run, "iterations", p->iterations);
 	mmt_put_count(run, "mprotect_calls", p->mprotect_calls);
 	mmt_put_real(run, "walk_mean_us", p->walk_ns_ema / 1000);
@@ -986,6 +1050,9 @@ static const struct mmt_metric metrics[] = {
 	COUNT("writers", "threads", "writer threads"),
 	COUNT("hot_pages", "pages", "pages the writers store to and the migrator moves"),
 	COUNT("walk_pages", "pages", "pages in each mprotect walk"),
+	COUNT("walk_aliases", "mappings", "mappings of the walk's cold pages it crosses (race-compaction: enough for a walk twice a compaction pass)"),
+	{ "compaction_pass_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false,
+	  "race-compaction: the longer of two compaction passes measured before the walks (0: none)", NULL },
 	COUNT("iterations", "walks", "mprotect walks (PROT_NONE and back)"),
 	COUNT("mprotect_calls", "calls", "mprotect() calls"),
 	{ "walk_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean mprotect walk (moving average)", NULL },

@@ -57,6 +57,10 @@ enum { OUT_VERIFIED, OUT_LOST, OUT_FOREIGN, OUT_STALE_TLB, OUT_CRASH, OUT_SPLAT,
 #define MMR_FILLER_STRIDE 2
 #define MMR_PIN_PIPE_PAGES 256		/* a 1 MiB pipe's pages */
 #define MMR_PIN_PIPES (MMR_FILLER_PAGES / MMR_FILLER_STRIDE / MMR_PIN_PIPE_PAGES)
+/* race-compaction: at most this many mappings of the walk's cold pages,
+ * one after the other (mmrace.c lengthen_walk()): 8 GiB of address space
+ * and 16 MiB of page tables for the default walk. */
+#define MMR_MAX_WALK_ALIASES 32
 /* Epoch phases, per protector iteration n: 4n-3 walk running (mprotect to
  * PROT_NONE in progress), 4n-2 protected (mprotect returned: flushed),
  * 4n-1 restoring, 4n open.  Iteration of an epoch: (e + 3) / 4. */
@@ -151,7 +155,10 @@ struct mmr_priv {
 	struct mmr_ctl *ctl;
 	unsigned hot, walk;		/* pages: hot ones first in every walk */
 	char *region;			/* the writers' view of memfd[current] */
-	size_t region_len;
+	size_t region_len;		/* the walk's: hot pages, then cold ones walk_aliases times */
+	size_t reserve_len;		/* race-compaction: the address space held for the aliases */
+	unsigned walk_aliases;		/* mappings of the cold pages in a walk (1 but race-compaction) */
+	uint64_t pass_ns;		/* race-compaction: the longer of two measured compaction passes */
 	int memfd[2];			/* [1]: broken-stale-mapping's copy */
 	char *view[2];			/* race-compaction: view[0], the hot pages */
 	int current;
@@ -230,6 +237,8 @@ int mmr_migrator_start(struct mmr_priv *p, char *err, size_t len);
 /* Ends the child; returns a reason if it died on its own, else NULL. */
 const char *mmr_migrator_stop(struct mmr_priv *p);
 bool mmr_migrator_alive(struct mmr_priv *p);
+/* race-compaction's move: one compaction pass over the hot pages' node. */
+long mmr_compact(const struct mmr_priv *p);
 
 /* A lost write is known now: keep what had raced by then (the first time). */
 static inline void mmr_note_lost(struct mmr_priv *p)

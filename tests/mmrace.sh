@@ -184,6 +184,12 @@ else
 	[ "$(get "$f" runs.0.metrics.actors.compactor.skipped)" != "" ] &&
 		get "$f" runs.0.metrics.line_up.pages_move | grep -qx 'by compaction of node [0-9]*, no move_pages'
 	ok $? "race-compaction: pages moved by compaction only, no free-running compactor"
+	aliases=$(get "$f" runs.0.metrics.walk_aliases)
+	[ "$aliases" -ge 1 ] && [ "$aliases" -le 32 ] &&
+		[ "$(get "$f" runs.0.metrics.compaction_pass_us | cut -d. -f1)" -gt 0 ] &&
+		[ "$(get "$scratch/race.json" runs.0.metrics.walk_aliases)" -eq 1 ] &&
+		[ "$(get "$scratch/race.json" runs.0.metrics.compaction_pass_us | cut -d. -f1)" -eq 0 ]
+	ok $? "race-compaction: the walk crosses its cold pages $aliases times, sized by a measured pass of $(printf %.0f "$(get "$f" runs.0.metrics.compaction_pass_us)") us; race's once, no pass measured"
 	if [ "${moved:-0}" -eq 0 ]; then
 		# Where compaction's two scanners meet depends on where the rest
 		# of a busy machine's memory sits: a pass that ends below the hot
