@@ -190,7 +190,7 @@ void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
 	struct mmr_ctl *c = p->ctl;
 	const bool migrate = p->child > 0;
 	const bool lie = p->variant == V_BROKEN_EARLY_EPOCH;
-	const size_t len = (size_t)p->walk * MMR_PAGE;
+	const size_t len = p->region_len;	/* race-compaction: with its aliases */
 	const uint64_t g = p->guard_ns;
 
 	for (uint64_t n = 1; !mmt_should_stop(); n++) {

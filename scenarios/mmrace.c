@@ -482,8 +482,10 @@ static void lengthen_walk(struct mmr_priv *p)
 		p->walk_aliases = i + 1;
 	}
 	p->region_len = hot + (size_t)p->walk_aliases * cold;
-	/* The rest of the address space held goes back. */
+	/* The rest of the address space held goes back (and is no longer
+	 * ours to unmap: later mappings may take it). */
 	munmap(p->region + p->region_len, p->reserve_len - p->region_len);
+	p->reserve_len = p->region_len;
 }
 
 /* The window counter of the switch kernel/mutants.tsv ties to this
