@@ -45,7 +45,7 @@ else
 	skip "setting switches needs root"
 fi
 MMT_SYSCTL_ROOT=$scratch/none run mmrace --variant race --mutant no_such_bug --duration 100ms --output "$scratch/x.json"
-[ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "this kernel has no mutant switches.*(kernel/mutants.tsv: tlb_flush_pending)"
+[ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "this kernel has no mutant switches.*(kernel/mutants.tsv: tlb_flush_pending, clear_refs_flush)"
 ok $? "no mutant kernel: exit 2, naming the table's switches ($err)"
 run mmrace --variant race --mutant tlb_flush_pending=maybe --duration 100ms --output "$scratch/x.json"
 [ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "must be on or off" && [ ! -e "$scratch/x.json" ]
@@ -129,17 +129,18 @@ elif [ "$(id -u)" -ne 0 ]; then
 	skip "the mutant proof needs root (the guest's harness is static, but numa-vm's build is root's)"
 else
 	# The short version: the user's plain command twice a side, the smoke
-	# suite's mmrace line a side, two runs of each --mutant arm (one must hold: a 4 s run beside stress-ng once raced nothing): about 2
+	# suite's line of each a side, two runs of each --mutant arm (one must hold: a 4 s run beside stress-ng once raced nothing): about 2
 	# minutes of guest time.  2000 s is above the guest's own bound (every
 	# run at its bound), which ends a stuck guest first, with its table.
-	# One boot, of the race row: the switch's other rows (race-compaction,
-	# minutes a run under TCG) are proven by scripts/check --mutants.
-	timeout -k 10 2000 "$MMT_SRCDIR/scripts/mutant-proof" --hunter race --user-runs 2 --suites smoke --runs 2 --need 1 --control-runs 1 \
+	# One boot, of the race and clear-refs rows (one guest profile): the
+	# switch's other rows (race-compaction, minutes a run under TCG) are
+	# proven by scripts/check --mutants.
+	timeout -k 10 2000 "$MMT_SRCDIR/scripts/mutant-proof" --hunter race,clear-refs --user-runs 2 --suites smoke --runs 2 --need 1 --control-runs 1 \
 		--duration 8s --json "$scratch/proof.json" >"$scratch/proof.txt" 2>&1
 	prc=$?
 	sed 's/^/# /' "$scratch/proof.txt"
 	[ "$prc" -eq 0 ]
-	ok $? "mutant kernel, one boot: plain run-scenario mmrace and the smoke suite's line lose writes with the switch ON, none and conclusive with it OFF; the --mutant arms and the control agree (scripts/mutant-proof)"
+	ok $? "mutant kernel, one boot: plain run-scenario mmrace and softdirty and the smoke suite's lines find (lost, untracked writes) with the switches ON, nothing and conclusive with them OFF; the --mutant arms and the controls agree (scripts/mutant-proof)"
 	# The same boot checked that --mutant holds for every run of an
 	# invocation and is put back after it: its line of the proof's checks.
 	grep -q '^PASS: --mutant tlb_flush_pending=on: on for both runs of a --repeat 2 invocation, off after it' "$scratch/proof.txt"
