@@ -144,7 +144,8 @@ static void start_walk(struct mmr_priv *p, uint64_t n)
  * Whether the run has what it came for: --target-window raced pages; and
  * without --duration, MMR_TARGET_RACED of them (the control: as many moved,
  * injection: MMR_INJECT_WALKS walks), however long this machine takes, or
- * the harness's 1 s where no race can come (no migrator, no huge page).
+ * the first lost write, or the harness's 1 s where no race can come (no
+ * migrator, no huge page).
  */
 static const char *has_enough(const struct mmr_priv *p, uint64_t n)
 {
@@ -157,6 +158,10 @@ static const char *has_enough(const struct mmr_priv *p, uint64_t n)
 		return NULL;
 	if (run->variant->injected)
 		return n >= MMR_INJECT_WALKS ? "walks" : NULL;
+	/* Found: the rest of a default run would prove nothing more (a soak
+	 * that counts losses gives --duration). */
+	if (p->lost_known)
+		return "a lost write";
 	if (p->child <= 0 || (p->variant == V_RACE_THP && p->thp_kb <= 0))
 		return mmt_now_ns() - p->start_ns >= MMT_DEFAULT_DURATION_NS ? "nothing to race" : NULL;
 	if (p->variant == V_MIGRATE_AFTER_WALK)

@@ -63,7 +63,7 @@
 
 const struct mmt_variant mmr_variants[NR_VARIANTS] = {
 	[V_RACE] = { .name = "race",
-		.help = "4 KiB pages: a second process migrates the hot pages inside the mprotect walk; compactor and NUMA balancing at once. Without --duration it runs until 64 pages raced (moved in a walk while a writer on another CPU stored to them), at most 2 minutes. Plain run-scenario mmrace --variant race lost writes in 10 of 10 runs on a kernel with the fix it hunts reverted (scripts/mutant-proof)",
+		.help = "4 KiB pages: a second process migrates the hot pages inside the mprotect walk; compactor and NUMA balancing at once. Without --duration it runs until 64 pages raced (moved in a walk while a writer on another CPU stored to them) or its first lost write, at most 2 minutes. Plain run-scenario mmrace --variant race lost writes in 10 of 10 runs on a kernel with the fix it hunts reverted (scripts/mutant-proof)",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
 		.hunts = "20841405940e mm: fix TLB flush race between migration, and change_protection_range" },
 	[V_RACE_THP] = { .name = "race-thp",
@@ -1087,7 +1087,7 @@ static const struct mmt_metric metrics[] = {
 	MAYBE("time_to_first_lost_ms", MMT_METRIC_REAL, "ms", "run start to the first lost write; null without one"),
 	MAYBE("iterations_to_first_lost", MMT_METRIC_COUNT, "stores", "the first lost write's store count; null without one"),
 	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
-	  "what ended the run: its own rule (pages raced, ...), the duration, or a signal", NULL },
+	  "what ended the run: its own rule (pages raced, a lost write, ...), the duration, or a signal", NULL },
 	MAYBE("raced_to_first_lost", MMT_METRIC_COUNT, "migrations", "raced migrations before the first lost write"),
 	COUNT("wait_timeouts", "waits", "bounded waits between actors that gave up"),
 	MAYBE("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
