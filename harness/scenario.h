@@ -124,6 +124,18 @@ struct mmt_metric {
 	const struct mmt_shape *shape;
 };
 
+/* Rows of a metrics table that describe a run (never compared): a
+ * count, a maybe-null value of any kind, a maybe-null structured object. */
+#define MMT_COUNT_ROW(name, unit, help) { name, MMT_METRIC_COUNT, unit, MMT_BETTER_NEUTRAL, false, help, NULL }
+#define MMT_MAYBE_ROW(name, kind, unit, help) { name, kind, unit, MMT_BETTER_NEUTRAL, true, help, NULL }
+#define MMT_SHAPED_ROW(name, help, shape) { name, MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, true, help, &(shape) }
+
+/* A run record's metric as an integer (0 when absent), for describe(). */
+static inline long long mmt_metric_int(const json_t *m, const char *name)
+{
+	return (long long)json_integer_value(json_object_get(m, name));
+}
+
 const char *mmt_metric_kind_name(enum mmt_metric_kind k);
 const char *mmt_better_name(enum mmt_better b);
 

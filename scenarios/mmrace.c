@@ -1042,77 +1042,66 @@ static const char *const sysctls_written[] = { "/proc/sys/kernel/numa_balancing"
 /* move_pages() and NUMA balancing: without them nothing moves a page */
 static const char *const config_needed[] = { "CONFIG_MIGRATION", NULL };
 
-#define COUNT(name, unit, help) { name, MMT_METRIC_COUNT, unit, MMT_BETTER_NEUTRAL, false, help, NULL }
-#define MAYBE(name, kind, unit, help) { name, kind, unit, MMT_BETTER_NEUTRAL, true, help, NULL }
-#define SHAPED(name, help, shape) { name, MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, true, help, &(shape) }
 static const struct mmt_metric metrics[] = {
 	{ "actors", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false,
 	  "each actor on, or {\"skipped\": why}: protector, migrator, compactor, numa_balancing, pfn_tracking",
 	  &actor_shape },
-	COUNT("writers", "threads", "writer threads"),
-	COUNT("hot_pages", "pages", "pages the writers store to and the migrator moves"),
-	COUNT("walk_pages", "pages", "pages in each mprotect walk"),
-	COUNT("walk_aliases", "mappings", "mappings of the walk's cold pages it crosses (race-compaction: enough for a walk twice a compaction pass)"),
+	MMT_COUNT_ROW("writers", "threads", "writer threads"),
+	MMT_COUNT_ROW("hot_pages", "pages", "pages the writers store to and the migrator moves"),
+	MMT_COUNT_ROW("walk_pages", "pages", "pages in each mprotect walk"),
+	MMT_COUNT_ROW("walk_aliases", "mappings", "mappings of the walk's cold pages it crosses (race-compaction: enough for a walk twice a compaction pass)"),
 	{ "compaction_pass_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false,
 	  "race-compaction: the longer of two compaction passes measured before the walks (0: none)", NULL },
-	COUNT("iterations", "walks", "mprotect walks (PROT_NONE and back)"),
-	COUNT("mprotect_calls", "calls", "mprotect() calls"),
+	MMT_COUNT_ROW("iterations", "walks", "mprotect walks (PROT_NONE and back)"),
+	MMT_COUNT_ROW("mprotect_calls", "calls", "mprotect() calls"),
 	{ "walk_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean mprotect walk (moving average)", NULL },
 	{ "guard_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false,
 	  "calibrated guard between a store's epoch and the protector's announcement", NULL },
-	COUNT("migrate_calls", "calls", "the migrator's move_pages() calls (race-compaction: its compaction passes)"),
-	COUNT("migrate_errors", "calls", "move_pages() calls that failed"),
-	MAYBE("migrate_last_error", MMT_METRIC_TEXT, "", "the last move_pages() error; null without one"),
+	MMT_COUNT_ROW("migrate_calls", "calls", "the migrator's move_pages() calls (race-compaction: its compaction passes)"),
+	MMT_COUNT_ROW("migrate_errors", "calls", "move_pages() calls that failed"),
+	MMT_MAYBE_ROW("migrate_last_error", MMT_METRIC_TEXT, "", "the last move_pages() error; null without one"),
 	{ "migrate_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean move_pages() call (moving average)", NULL },
-	MAYBE("pages_moved", MMT_METRIC_COUNT, "pages", "pages move_pages() moved; null without the migrator"),
+	MMT_MAYBE_ROW("pages_moved", MMT_METRIC_COUNT, "pages", "pages move_pages() moved; null without the migrator"),
 	{ "pages_moved_to_node", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "pages moved, by target node",
 	  &node_moves_shape },
-	COUNT("migrations_in_window", "migrations", "migrations inside an mprotect walk"),
-	COUNT("migrations_raced", "migrations",
+	MMT_COUNT_ROW("migrations_in_window", "migrations", "migrations inside an mprotect walk"),
+	MMT_COUNT_ROW("migrations_raced", "migrations",
 	      "migrations inside a walk while a writer on another CPU stored to the page: the race's premise"),
-	COUNT("migrations_in_window_writer_on_migrator_cpu", "migrations",
+	MMT_COUNT_ROW("migrations_in_window_writer_on_migrator_cpu", "migrations",
 	      "in the window, but with the writer on the migrator's CPU: cannot race"),
-	COUNT("migrations_in_window_no_store", "migrations", "in the window, but no store landed while the page moved"),
-	COUNT("migrations_outside_window", "migrations", "migrations with no walk in progress"),
-	COUNT("stores_while_moving", "stores", "stores that completed while their page was being moved"),
+	MMT_COUNT_ROW("migrations_in_window_no_store", "migrations", "in the window, but no store landed while the page moved"),
+	MMT_COUNT_ROW("migrations_outside_window", "migrations", "migrations with no walk in progress"),
+	MMT_COUNT_ROW("stores_while_moving", "stores", "stores that completed while their page was being moved"),
 	{ "migrator_cpus_seen", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "CPUs the migrator process ran on", NULL },
 	{ "line_up", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "which actor shares which CPU, and why", &line_up_shape },
-	MAYBE("kernel_window_during_migrations", MMT_METRIC_COUNT, "PTEs",
+	MMT_MAYBE_ROW("kernel_window_during_migrations", MMT_METRIC_COUNT, "PTEs",
 	      "the mutant kernel's window count (of the switch kernel/mutants.tsv ties to this variant) during migrations; null without it"),
-	COUNT("writer_faults", "faults", "SIGSEGVs the writers took on PROT_NONE pages (each retried)"),
-	COUNT("window_writes", "stores", "stores that completed inside a walk"),
-	COUNT("compact_calls", "writes", "writes to compact_memory"),
-	COUNT("victim_checks", "checks", "checks of frames freed by migration for foreign writes"),
-	MAYBE("injected_stale_stores", MMT_METRIC_COUNT, "stores", "broken-stale-mapping: stores made through the old mapping"),
-	MAYBE("time_to_first_lost_ms", MMT_METRIC_REAL, "ms", "run start to the first lost write; null without one"),
-	MAYBE("iterations_to_first_lost", MMT_METRIC_COUNT, "stores", "the first lost write's store count; null without one"),
+	MMT_COUNT_ROW("writer_faults", "faults", "SIGSEGVs the writers took on PROT_NONE pages (each retried)"),
+	MMT_COUNT_ROW("window_writes", "stores", "stores that completed inside a walk"),
+	MMT_COUNT_ROW("compact_calls", "writes", "writes to compact_memory"),
+	MMT_COUNT_ROW("victim_checks", "checks", "checks of frames freed by migration for foreign writes"),
+	MMT_MAYBE_ROW("injected_stale_stores", MMT_METRIC_COUNT, "stores", "broken-stale-mapping: stores made through the old mapping"),
+	MMT_MAYBE_ROW("time_to_first_lost_ms", MMT_METRIC_REAL, "ms", "run start to the first lost write; null without one"),
+	MMT_MAYBE_ROW("iterations_to_first_lost", MMT_METRIC_COUNT, "stores", "the first lost write's store count; null without one"),
 	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
 	  "what ended the run: its own rule (pages raced, a lost write, ...), the duration, or a signal", NULL },
-	MAYBE("raced_to_first_lost", MMT_METRIC_COUNT, "migrations", "raced migrations before the first lost write"),
-	COUNT("wait_timeouts", "waits", "bounded waits between actors that gave up"),
-	MAYBE("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
-	MAYBE("migrator_death", MMT_METRIC_TEXT, "", "how the migrator process died, if it did"),
+	MMT_MAYBE_ROW("raced_to_first_lost", MMT_METRIC_COUNT, "migrations", "raced migrations before the first lost write"),
+	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits between actors that gave up"),
+	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
+	MMT_MAYBE_ROW("migrator_death", MMT_METRIC_TEXT, "", "how the migrator process died, if it did"),
 	{ "shmem_pmd_mapped_kb", MMT_METRIC_OBJECT, "KiB", MMT_BETTER_NEUTRAL, false,
 	  "race-thp: ShmemPmdMapped when populated and at the end", &shmem_shape },
 	{ "first_mismatches", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "the first words whose value was wrong",
 	  &mismatch_shape },
-	SHAPED("crash", "the first writer that crashed, and where", crash_shape),
-	SHAPED("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
+	MMT_SHAPED_ROW("crash", "the first writer that crashed, and where", crash_shape),
+	MMT_SHAPED_ROW("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
 	{ "kernel_health", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "taint and new kernel log lines during the run",
 	  &mmt_health_shape },
-	SHAPED("vmstat_delta", "migration, compaction, NUMA and TLB counters of /proc/vmstat, as deltas",
+	MMT_SHAPED_ROW("vmstat_delta", "migration, compaction, NUMA and TLB counters of /proc/vmstat, as deltas",
 	       mmt_kcounters_shape),
-	SHAPED("kernel_config", "the kernel options the race depends on; null when no config is found",
+	MMT_SHAPED_ROW("kernel_config", "the kernel options the race depends on; null when no config is found",
 	       mmt_kconfig_shape),
 };
-#undef COUNT
-#undef MAYBE
-#undef SHAPED
-
-static long long metric_int(const json_t *m, const char *name)
-{
-	return (long long)json_integer_value(json_object_get(m, name));
-}
 
 /* In a few words, what the run says of the kernel and whether pages moved
  * inside the protector's window: "in window: has fix" (ok: pages raced,
@@ -1135,18 +1124,18 @@ static void mmrace_words(const json_t *run, char *buf, size_t len)
 		snprintf(buf, len, "fault injected");
 	else if (!strcmp(status, "witnessed"))
 		snprintf(buf, len, "%s: no fix",
-			 metric_int(h, "lost_write") || metric_int(h, "foreign_write") ? "lost"
-			 : metric_int(h, "stale_tlb_write") ? "stale TLB" : metric_int(h, "crash") ? "crash" : "splat");
-	else if (!strcmp(variant, mmr_variants[V_MIGRATE_AFTER_WALK].name) && metric_int(m, "migrations_in_window"))
-		snprintf(buf, len, "%lld in window", metric_int(m, "migrations_in_window"));
+			 mmt_metric_int(h, "lost_write") || mmt_metric_int(h, "foreign_write") ? "lost"
+			 : mmt_metric_int(h, "stale_tlb_write") ? "stale TLB" : mmt_metric_int(h, "crash") ? "crash" : "splat");
+	else if (!strcmp(variant, mmr_variants[V_MIGRATE_AFTER_WALK].name) && mmt_metric_int(m, "migrations_in_window"))
+		snprintf(buf, len, "%lld in window", mmt_metric_int(m, "migrations_in_window"));
 	else if (!strcmp(variant, mmr_variants[V_MIGRATE_AFTER_WALK].name))	/* the control, as it must be */
 		snprintf(buf, len, "none in window");
 	else if (!strcmp(status, "ok"))
 		snprintf(buf, len, "in window: has fix");
 	else if (!strcmp(status, "inconclusive"))
 		snprintf(buf, len, "%s", json_is_null(json_object_get(m, "pages_moved")) ? "no migrator"
-			 : !metric_int(m, "migrations_in_window") ? "none in window"
-			 : !metric_int(m, "migrations_raced") ? "no store raced" : "");
+			 : !mmt_metric_int(m, "migrations_in_window") ? "none in window"
+			 : !mmt_metric_int(m, "migrations_raced") ? "no store raced" : "");
 }
 
 static void mmrace_describe(const json_t *run, char *buf, size_t len)
@@ -1156,9 +1145,9 @@ static void mmrace_describe(const json_t *run, char *buf, size_t len)
 
 	mmrace_words(run, words, sizeof(words));
 	snprintf(buf, len, "%s%sraced %lld, in-window %lld, moved %lld, walk %.0fus, window writes %lld", words,
-		 words[0] ? "; " : "", metric_int(m, "migrations_raced"), metric_int(m, "migrations_in_window"),
-		 metric_int(m, "pages_moved"), json_number_value(json_object_get(m, "walk_mean_us")),
-		 metric_int(m, "window_writes"));
+		 words[0] ? "; " : "", mmt_metric_int(m, "migrations_raced"), mmt_metric_int(m, "migrations_in_window"),
+		 mmt_metric_int(m, "pages_moved"), json_number_value(json_object_get(m, "walk_mean_us")),
+		 mmt_metric_int(m, "window_writes"));
 }
 
 static const struct mmt_scenario mmrace = {

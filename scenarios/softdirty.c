@@ -398,57 +398,46 @@ static void softdirty_cleanup(struct mmt_run *run)
 	run->priv = NULL;
 }
 
-#define COUNT(name, unit, help) { name, MMT_METRIC_COUNT, unit, MMT_BETTER_NEUTRAL, false, help, NULL }
-#define MAYBE(name, kind, unit, help) { name, kind, unit, MMT_BETTER_NEUTRAL, true, help, NULL }
-#define SHAPED(name, help, shape) { name, MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, true, help, &(shape) }
 static const struct mmt_metric metrics[] = {
-	COUNT("writers", "threads", "writer threads"),
-	COUNT("pages", "pages", "pages every writer stores to and the tracker judges per clear"),
-	COUNT("page_size", "bytes", "the page size"),
+	MMT_COUNT_ROW("writers", "threads", "writer threads"),
+	MMT_COUNT_ROW("pages", "pages", "pages every writer stores to and the tracker judges per clear"),
+	MMT_COUNT_ROW("page_size", "bytes", "the page size"),
 	{ "soft_dirty", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
 	  "\"works\" (the probe: a page read in, cleared, reads clean, then dirty once stored to), else why not", NULL },
-	COUNT("clears", "clears", "writes of 4 to /proc/self/clear_refs, each judged"),
-	COUNT("clears_raced", "clears",
+	MMT_COUNT_ROW("clears", "clears", "writes of 4 to /proc/self/clear_refs, each judged"),
+	MMT_COUNT_ROW("clears_raced", "clears",
 	      "clears while a writer on another CPU than the tracker's stored to the pages: the race's premise"),
-	COUNT("clears_same_cpu", "clears", "clears whose only writer storing during the call was on the tracker's CPU: cannot race"),
-	COUNT("clears_no_store", "clears", "clears with no writer's stores spanning the call"),
-	COUNT("clears_cpu_moved", "clears", "clears whose tracker or writer changed CPU around the call: no evidence"),
+	MMT_COUNT_ROW("clears_same_cpu", "clears", "clears whose only writer storing during the call was on the tracker's CPU: cannot race"),
+	MMT_COUNT_ROW("clears_no_store", "clears", "clears with no writer's stores spanning the call"),
+	MMT_COUNT_ROW("clears_cpu_moved", "clears", "clears whose tracker or writer changed CPU around the call: no evidence"),
 	{ "clear_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean clear_refs write (moving average)", NULL },
-	COUNT("reprotects", "calls", "clear-refs-reprotect: mprotect pairs (read-write-exec and back) after a clear"),
-	COUNT("stores", "stores", "the writers' stores"),
-	COUNT("window_stores", "stores", "stores while a clear ran, epoch and CPU the same around them"),
-	COUNT("stores_after_clear", "stores", "stores made on seeing a clear returned: each one judged"),
-	COUNT("pages_checked", "pages", "pagemap entries judged (present or swapped), one per page per clear"),
-	COUNT("pages_unjudged", "pages", "pagemap entries neither present nor swapped: nothing to say of soft-dirty"),
-	COUNT("untracked_writes", "stores", "stores after a clear whose page pagemap read clean: the finding"),
-	COUNT("lost_writes", "stores", "words that did not hold the writer's last store when judged"),
-	MAYBE("injected_untracked_stores", MMT_METRIC_COUNT, "stores",
+	MMT_COUNT_ROW("reprotects", "calls", "clear-refs-reprotect: mprotect pairs (read-write-exec and back) after a clear"),
+	MMT_COUNT_ROW("stores", "stores", "the writers' stores"),
+	MMT_COUNT_ROW("window_stores", "stores", "stores while a clear ran, epoch and CPU the same around them"),
+	MMT_COUNT_ROW("stores_after_clear", "stores", "stores made on seeing a clear returned: each one judged"),
+	MMT_COUNT_ROW("pages_checked", "pages", "pagemap entries judged (present or swapped), one per page per clear"),
+	MMT_COUNT_ROW("pages_unjudged", "pages", "pagemap entries neither present nor swapped: nothing to say of soft-dirty"),
+	MMT_COUNT_ROW("untracked_writes", "stores", "stores after a clear whose page pagemap read clean: the finding"),
+	MMT_COUNT_ROW("lost_writes", "stores", "words that did not hold the writer's last store when judged"),
+	MMT_MAYBE_ROW("injected_untracked_stores", MMT_METRIC_COUNT, "stores",
 	      "broken-untracked: stores after a clear through the second mapping; null otherwise"),
 	{ "first_untracked", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
 	  "the first untracked (or lost) writes: page, writer, clear, value stored and found, pagemap entry, CPUs",
 	  &witness_shape },
-	MAYBE("time_to_first_untracked_ms", MMT_METRIC_REAL, "ms", "run start to the first untracked write; null without one"),
-	MAYBE("clears_to_first_untracked", MMT_METRIC_COUNT, "clears", "the clear of the first untracked write"),
-	MAYBE("raced_to_first_untracked", MMT_METRIC_COUNT, "clears",
+	MMT_MAYBE_ROW("time_to_first_untracked_ms", MMT_METRIC_REAL, "ms", "run start to the first untracked write; null without one"),
+	MMT_MAYBE_ROW("clears_to_first_untracked", MMT_METRIC_COUNT, "clears", "the clear of the first untracked write"),
+	MMT_MAYBE_ROW("raced_to_first_untracked", MMT_METRIC_COUNT, "clears",
 	      "raced clears before the first untracked write was judged: what calibrates the default target"),
 	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
 	  "what ended the run: its own rule (clears raced, ...), the duration, or a signal", NULL },
-	COUNT("writers_stuck", "threads", "writers that waited past their bound for the next clear"),
-	COUNT("wait_timeouts", "waits", "bounded waits of the tracker that gave up"),
-	MAYBE("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
-	MAYBE("error", MMT_METRIC_TEXT, "", "clear_refs, pagemap or mprotect failing, and why"),
-	SHAPED("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
-	SHAPED("kernel_config", "CONFIG_MEM_SOFT_DIRTY as the kernel's config says; null when no config is found",
+	MMT_COUNT_ROW("writers_stuck", "threads", "writers that waited past their bound for the next clear"),
+	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits of the tracker that gave up"),
+	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
+	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "clear_refs, pagemap or mprotect failing, and why"),
+	MMT_SHAPED_ROW("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
+	MMT_SHAPED_ROW("kernel_config", "CONFIG_MEM_SOFT_DIRTY as the kernel's config says; null when no config is found",
 	       mmt_kconfig_shape),
 };
-#undef COUNT
-#undef MAYBE
-#undef SHAPED
-
-static long long metric_int(const json_t *m, const char *name)
-{
-	return (long long)json_integer_value(json_object_get(m, name));
-}
 
 /* In a few words (at most 18 characters, as mmrace's), what the run says
  * of the kernel, following its status. */
@@ -462,10 +451,10 @@ static void softdirty_words(const json_t *run, char *buf, size_t len)
 	if (!status)
 		return;
 	if (!strcmp(status, "witnessed"))
-		snprintf(buf, len, "%s", metric_int(m, "untracked_writes") ? "untracked: no fix" : "lost writes");
+		snprintf(buf, len, "%s", mmt_metric_int(m, "untracked_writes") ? "untracked: no fix" : "lost writes");
 	else if (!strcmp(status, "inconclusive"))
 		snprintf(buf, len, "%s", sd && strcmp(sd, "works") ? "no soft-dirty"
-			 : !metric_int(m, "clears_raced") ? "no clear raced" : "");
+			 : !mmt_metric_int(m, "clears_raced") ? "no clear raced" : "");
 	else if (json_is_true(json_object_get(run, "injected")))
 		snprintf(buf, len, "fault injected");
 	else if (!strcmp(status, "ok"))
@@ -479,7 +468,7 @@ static void softdirty_describe(const json_t *run, char *buf, size_t len)
 
 	softdirty_words(run, words, sizeof(words));
 	snprintf(buf, len, "%s%sraced %lld of %lld clears, untracked %lld, clear %.0fus", words, words[0] ? "; " : "",
-		 metric_int(m, "clears_raced"), metric_int(m, "clears"), metric_int(m, "untracked_writes"),
+		 mmt_metric_int(m, "clears_raced"), mmt_metric_int(m, "clears"), mmt_metric_int(m, "untracked_writes"),
 		 json_number_value(json_object_get(m, "clear_mean_us")));
 }
 
