@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One bounded wait for the scenarios' actors: until a published counter
+ * reaches a value, the run's actors are told to stop, or a bound passes.
+ * It spins first (a step of another actor on another CPU usually takes
+ * microseconds) and then yields: an actor that shares a CPU with the one it
+ * waits for must let it run.  The caller says what it waited for when the
+ * wait gives up: every wait has a bound, and no hang is silent.
+ */
+#ifndef MMT_BOUNDED_WAIT_H
+#define MMT_BOUNDED_WAIT_H
+
+#include <sched.h>
+#include <stdint.h>
+
+#include "arch/barrier.h"
+#include "clock.h"
+
+enum mmt_wait { MMT_WAITED, MMT_WAIT_TIMED_OUT, MMT_WAIT_STOPPED };
+
+#define MMT_WAIT_SPINS 256
+
+/* *x >= v (acquire: what was published before it is visible), *stop set
+ * (NULL: no stop flag), or bound_ns passed, whichever comes first. */
+static inline enum mmt_wait mmt_wait_at_least(const uint64_t *x, uint64_t v, const int *stop, uint64_t bound_ns)
+{
+	uint64_t t0 = 0;
+
+	for (unsigned spins = 0; smp_load_acquire(x) < v; spins++) {
+		if (stop && READ_ONCE(*stop))
+			return MMT_WAIT_STOPPED;
+		if (spins < MMT_WAIT_SPINS) {
+			cpu_relax();
+			continue;
+		}
+		if (!t0)
+			t0 = mmt_now_ns();
+		else if (mmt_now_ns() - t0 > bound_ns)
+			return MMT_WAIT_TIMED_OUT;
+		sched_yield();
+	}
+	return MMT_WAITED;
+}
+
+#endif

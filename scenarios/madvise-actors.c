@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * madvise's actors, per round n:
+ *   first zapper   makes every page of the region present, publishes
+ *                  round n, waits for the writer to store to the target
+ *                  (the region's first page: its TLB entry is in use),
+ *                  publishes "zapping", MADV_DONTNEED of the whole region,
+ *                  publishes "zapped" with its return time, waits for the
+ *                  others and judges the target word
+ *   second zapper  waits until mincore() reads the target out while the
+ *                  first zapper's call still runs (so the first zapper's
+ *                  walk has passed it: nothing will zap it again), then
+ *                  MADV_DONTNEED of the target alone; publishes its return
+ *   writer         stores to the target until the second zapper returned,
+ *                  then stores the round's tag once: a store made after a
+ *                  madvise() of its page returned, which must be there
+ *                  when the first zapper judges it
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch/barrier.h"
+#include "bounded-wait.h"
+#include "clock.h"
+#include "madvise.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+static void fail(struct ma_priv *p, const char *what, int err)
+{
+	if (!p->error[0])
+		snprintf(p->error, sizeof(p->error), "%s: %s", what, strerror(err));
+}
+
+/* Is the page at addr present in the page tables (mincore: a private
+ * anonymous page is "resident" exactly when its PTE maps it)? */
+static bool resident(const struct ma_priv *p, const void *addr)
+{
+	unsigned char vec = 0;
+
+	return !mincore((void *)addr, p->psz, &vec) && (vec & 1);
+}
+
+/* ---- first zapper -------------------------------------------------------- */
+
+/* The first zapper's waits: bounded, and what it waited for on timeout. */
+static bool wait_for(struct ma_priv *p, const uint64_t *x, uint64_t n, const char *what)
+{
+	if (mmt_wait_at_least(x, n, NULL, MA_WAIT_NS) == MMT_WAITED)
+		return true;
+	if (!p->wait_timeouts++)
+		snprintf(p->wait_timeout_what, sizeof(p->wait_timeout_what), "%s (round %llu) for more than %llu s",
+			 what, (unsigned long long)n, (unsigned long long)(MA_WAIT_NS / 1000000000ull));
+	return false;
+}
+
+/*
+ * Every page present again (the target too, whatever the last round left
+ * there), and nested-dontneed-flushed's own pages.  MADV_POPULATE_WRITE
+ * where the kernel has it: one call instead of a fault per page, which
+ * under an emulator is most of a round.
+ */
+static int populate(struct ma_priv *p)
+{
+	if (p->populate_write) {
+		if (madvise(p->region, p->region_len, MADV_POPULATE_WRITE) ||
+		    (p->flush_pages && madvise(p->flush_pages, MA_FLUSH_PAGES * p->psz, MADV_POPULATE_WRITE))) {
+			fail(p, "madvise(MADV_POPULATE_WRITE)", errno);
+			return -1;
+		}
+		return 0;
+	}
+	/* Not word 0 of a page: the target is the first page's. */
+	for (size_t off = 0; off < p->region_len; off += p->psz)
+		WRITE_ONCE(p->region[off + 64], 1);
+	for (size_t off = 0; p->flush_pages && off < MA_FLUSH_PAGES * p->psz; off += p->psz)
+		WRITE_ONCE(p->flush_pages[off], 1);
+	return 0;
+}
+
+static void note_witness(struct ma_priv *p, const struct ma_witness *x, struct mmt_worker *wk)
+{
+	if (p->nr_first < MA_MAX_FIRST)
+		p->first[p->nr_first++] = *x;
+	if (!p->first_lost_ns) {
+		p->first_lost_ns = mmt_now_ns();
+		p->first_lost_round = x->round;
+		p->raced_at_first = p->raced;
+		mmt_witness_first(wk, x->round);
+	}
+}
+
+/*
+ * Round n, with every actor done: the target must hold the writer's tag.
+ * The second zapper's walk found the target already cleared, so no zap
+ * after its return could take the writer's store away: a kernel that
+ * flushed every CPU's entry for the page before that madvise() returned
+ * keeps it.  The round raced (the premise of 99baac21e458) only if the
+ * second zapper saw the target out while the first zapper's call ran, and
+ * returned, and the writer's store was visible, before the first zapper's
+ * call returned (its flush comes last), the writer on one CPU from its
+ * stores before the zap to the tag.
+ */
+static void judge_round(struct ma_priv *p, uint64_t n, uint64_t t_a1, bool resident_before, struct mmt_worker *wk)
+{
+	const struct ma_second *s = p->second;
+	const struct ma_writer *w = p->writer;
+	struct ma_witness x = { .round = n, .stored = w->stored, .found = READ_ONCE(*ma_target(p)),
+				.writer_cpu = w->stored_cpu, .zapper_cpu = p->zapper_cpu, .second_cpu = s->cpu };
+
+	if (!resident_before)
+		p->not_resident++;
+	else if (!s->saw_cleared)
+		p->late++;
+	else if (s->t_b1 >= t_a1)
+		p->second_after++;
+	else if (w->t_m >= t_a1)
+		p->stored_after++;
+	else if (w->window_cpu < 0 || w->stored_cpu != w->window_cpu)
+		p->cpu_moved++;
+	else
+		x.raced = true;
+	p->raced += x.raced;
+	if (likely(x.found == x.stored)) {
+		p->outcomes[OUT_KEPT]++;
+		return;
+	}
+	p->outcomes[OUT_LOST]++;
+	note_witness(p, &x, wk);
+}
+
+/* Round n; -1 when a call failed or a wait gave up (the run ends). */
+static int round_once(struct ma_priv *p, uint64_t n, struct mmt_worker *wk)
+{
+	uint64_t t_a0, t_a1;
+	bool was_resident;
+	int cpu, r, err;
+
+	if (populate(p))
+		return -1;
+	smp_store_release(&p->ctl->round, n);
+	if (!wait_for(p, &p->writer->armed, n, "the writer's first store to the target"))
+		return -1;
+	was_resident = resident(p, p->region);
+	cpu = sched_getcpu();
+	t_a0 = mmt_now_ns();
+	smp_store_release(&p->ctl->zapping, n);
+	r = madvise(p->region, p->region_len, MADV_DONTNEED);
+	err = errno;
+	t_a1 = mmt_now_ns();
+	p->zapper_cpu = sched_getcpu() == cpu ? cpu : -1;
+	WRITE_ONCE(p->ctl->t_a1, t_a1);
+	smp_store_release(&p->ctl->zapped, n);
+	if (r) {
+		fail(p, "madvise(MADV_DONTNEED) of the region", err);
+		return -1;
+	}
+	p->zap_ns_sum += t_a1 - t_a0;
+	if (!wait_for(p, &p->second->done, n, "the second zapper's madvise()") ||
+	    !wait_for(p, &p->writer->acked, n, "the writer's store after the second zapper"))
+		return -1;
+	if (p->second->error)
+		fail(p, "the second zapper's madvise(MADV_DONTNEED)", p->second->error);
+	judge_round(p, n, t_a1, was_resident, wk);
+	p->rounds = n;
+	return p->error[0] ? -1 : 0;
+}
+
+/*
+ * Whether the run has what it came for: --target-raced raced rounds; and
+ * without --duration, the first lost write or MA_TARGET_RACED raced
+ * rounds (injection: MA_INJECT_ROUNDS rounds), however long this machine
+ * takes.
+ */
+static const char *has_enough(const struct ma_priv *p, uint64_t n)
+{
+	const struct mmt_run *run = p->run;
+	const uint64_t target = run->opt[OPT_TARGET_RACED];
+
+	if (run->iterations && n >= run->iterations)
+		return "--iterations";
+	if (target)
+		return p->raced >= target ? "--target-raced" : NULL;
+	if (!run->duration_defaulted)
+		return NULL;
+	if (run->variant->injected)
+		return n >= MA_INJECT_ROUNDS ? "rounds" : NULL;
+	if (p->outcomes[OUT_LOST])
+		return "first lost write";
+	return p->raced >= MA_TARGET_RACED ? "rounds raced" : NULL;
+}
+
+void ma_first_zapper(struct ma_priv *p, struct mmt_worker *wk)
+{
+	p->start_ns = mmt_now_ns();
+	mmt_worker_at(wk, "populating, zapping, waiting for the others, judging");
+	for (uint64_t n = 1; !mmt_should_stop(); n++) {
+		const char *enough;
+
+		if (round_once(p, n, wk))
+			break;
+		enough = has_enough(p, n);
+		if (enough) {
+			p->ended_by = enough;
+			mmt_request_stop();
+		}
+	}
+	WRITE_ONCE(p->ctl->stop, 1);
+	wk->ops = p->rounds;
+}
+
+/* ---- second zapper ------------------------------------------------------- */
+
+/*
+ * The second zapper's pause between looks.  On a CPU of its own it spins.
+ * On the first zapper's CPU it sleeps: a thread woken by its timer
+ * preempts the one running there, and the first zapper's walk gives way
+ * inside the zap (zap_pte_range() breaks out on need_resched()), which is
+ * the moment to look.  A yield would not do: it waits for the first
+ * zapper's time slice to end, longer than its whole call.
+ */
+static void pause_second(const struct ma_priv *p, unsigned spins)
+{
+	static const struct timespec nap = { 0, MA_NAP_NS };
+
+	if (p->second_threaded)
+		nanosleep(&nap, NULL);
+	else if (spins > 16)
+		sched_yield();
+	else
+		cpu_relax();
+}
+
+/* Until the first zapper's round n began (or the run stops), bounded. */
+static bool await_zapping(const struct ma_priv *p, uint64_t n)
+{
+	const uint64_t t0 = mmt_now_ns();
+
+	for (unsigned spins = 0; smp_load_acquire(&p->ctl->zapping) < n; spins++) {
+		if (READ_ONCE(p->ctl->stop) || mmt_now_ns() - t0 > MA_IDLE_WAIT_NS)
+			return false;
+		pause_second(p, spins);
+	}
+	return true;
+}
+
+/*
+ * Until mincore() reads the target out or the first zapper returned,
+ * bounded.  Out while the first zapper's call still ran (zapped read
+ * after mincore: it had not returned when mincore looked) is the premise:
+ * the first zapper's walk passed the target, whose PTE it cleared with
+ * its flush still to come.
+ */
+static void await_cleared(struct ma_priv *p, struct ma_second *s, uint64_t n)
+{
+	const uint64_t t0 = mmt_now_ns();
+
+	s->saw_cleared = s->late = false;
+	/* --second-after-first: a line-up that cannot race. */
+	if (p->run->opt[OPT_SECOND_AFTER_FIRST] &&
+	    mmt_wait_at_least(&p->ctl->zapped, n, &p->ctl->stop, MA_WAIT_NS) != MMT_WAITED)
+		return;
+	for (unsigned spins = 0;; spins++) {
+		const bool in = resident(p, p->region);
+
+		if (smp_load_acquire(&p->ctl->zapped) >= n) {
+			s->late = true;
+			return;
+		}
+		if (!in) {
+			s->saw_cleared = true;
+			return;
+		}
+		if (mmt_now_ns() - t0 > MA_WAIT_NS)
+			return;
+		pause_second(p, spins);
+	}
+}
+
+void ma_second_zapper(struct ma_priv *p)
+{
+	struct ma_second *s = p->second;
+	const bool flushed = p->variant == V_NESTED_DONTNEED_FLUSHED;
+
+	for (uint64_t n = 1;; n++) {
+		int cpu, r;
+
+		if (!await_zapping(p, n))
+			return;
+		await_cleared(p, s, n);
+		cpu = sched_getcpu();
+		s->t_b0 = mmt_now_ns();
+		r = madvise(p->region, p->psz, MADV_DONTNEED);
+		/* The control: a range the kernel flushes every CPU for. */
+		if (!r && flushed)
+			r = madvise(p->flush_pages, MA_FLUSH_PAGES * p->psz, MADV_DONTNEED);
+		if (r && !s->error)
+			s->error = errno;
+		s->t_b1 = mmt_now_ns();
+		s->cpu = sched_getcpu() == cpu ? cpu : -1;
+		s->calls++;
+		smp_store_release(&s->done, n);
+	}
+}
+
+void *ma_second_thread(void *arg)
+{
+	ma_second_zapper(arg);
+	return NULL;
+}
+
+/* ---- writer -------------------------------------------------------------- */
+
+/*
+ * Round n: stores to the target (its TLB entry in use on this CPU) until
+ * the second zapper returned, then the round's tag once, its time once
+ * visible (the full barrier), and the acknowledgement.  broken-lost
+ * stores the tag to a page of its own instead: a store the target never
+ * sees, as a store through a stale entry into a freed frame would be.
+ */
+static bool store_round(struct ma_priv *p, struct ma_writer *w, uint64_t n, uint64_t *dest)
+{
+	volatile uint64_t *t = ma_target(p);
+	const int cpu = sched_getcpu();
+	const uint64_t t0 = mmt_now_ns();
+	uint64_t seq = w->seq, before = seq;
+
+	*t = ++seq;
+	w->window_cpu = cpu;
+	smp_store_release(&w->armed, n);
+	while (smp_load_acquire(&p->second->done) < n) {
+		*t = ++seq;
+		if (!(seq & 1023) && (READ_ONCE(p->ctl->stop) || mmt_now_ns() - t0 > MA_IDLE_WAIT_NS))
+			return false;
+	}
+	if (sched_getcpu() != cpu)
+		w->window_cpu = -1;
+	w->stored = ma_tag(n);
+	WRITE_ONCE(*dest, w->stored);
+	smp_mb();
+	w->t_m = mmt_now_ns();
+	w->stored_cpu = sched_getcpu() == cpu ? cpu : -1;
+	w->window_stores += seq - before;
+	w->stores += seq - before + 1;
+	w->injected += dest != ma_target(p);
+	w->seq = seq;
+	smp_store_release(&w->acked, n);
+	return true;
+}
+
+void ma_writer_main(struct ma_priv *p)
+{
+	struct ma_writer *w = p->writer;
+	uint64_t *dest = p->variant == V_BROKEN_LOST ? (uint64_t *)p->shadow : ma_target(p);
+
+	w->window_cpu = w->stored_cpu = -1;
+	for (uint64_t n = 1;; n++) {
+		const enum mmt_wait r = mmt_wait_at_least(&p->ctl->round, n, &p->ctl->stop, MA_IDLE_WAIT_NS);
+
+		if (r == MMT_WAIT_TIMED_OUT)
+			WRITE_ONCE(w->stuck, true);
+		if (r != MMT_WAITED || !store_round(p, w, n, dest))
+			return;
+	}
+}

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * madvise: stores lost after a madvise() of their page returned.  Two
+ * threads zapping the same range under mmap_lock read (MADV_DONTNEED,
+ * MADV_FREE) each gather what they cleared and flush it at the end; the
+ * one that finds the PTEs already cleared by the other gathers nothing.
+ * Kernel commit 99baac21e458 made tlb_finish_mmu() flush the whole mm
+ * when another such zap is pending (mm_tlb_flush_nested()): without it
+ * the second madvise() returns while another CPU still holds a writable
+ * TLB entry for the page, and a store through it lands in a frame the
+ * first zapper frees once it flushes.  The program was told the page is
+ * gone and its next store starts a new one: that store is lost.
+ *
+ * Actors (madvise-actors.c): worker 0 is the first zapper (the whole
+ * region), worker 1 the writer (the region's first page, the target),
+ * worker 2 the second zapper (the target alone); with two workers the
+ * second zapper is a thread on the first zapper's CPU, never the
+ * writer's.  A round: every page present, the writer storing to the
+ * target, the first zapper's madvise(); the second zapper's once mincore()
+ * reads the target out while the first still runs; the writer's tag
+ * after the second returned; the target must hold it (lost_write).
+ *
+ * Evidence that can be false: a round raced (rounds_raced) only if the
+ * second zapper saw the target out while the first zapper's call ran and
+ * returned before it, and the writer's tag was visible before it returned
+ * too, the writer on one CPU throughout.  A run that found nothing with
+ * no raced round is INCONCLUSIVE, saying which premise failed.  Memory is
+ * private anonymous, 2 MiB aligned, MADV_NOHUGEPAGE (a THP takes another
+ * path), between guard pages.  On a mutant kernel its count of nested
+ * zaps that skipped the flush adds evidence; nothing depends on it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "madvise.h"
+#include "metrics.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+
+const struct mmt_variant ma_variants[NR_VARIANTS] = {
+	[V_NESTED_DONTNEED] = { .name = "nested-dontneed",
+		.help = "a second thread's MADV_DONTNEED of a page that the first thread's MADV_DONTNEED of the whole region already cleared, then a writer on another CPU stores to it: a store made after both madvise() calls of its page returned that is not there afterwards is a lost_write. Without --duration it runs until the first lost write or 64 raced rounds (the second call returned, and the writer stored, while the first still ran), at most 2 minutes",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
+		.hunts = "99baac21e458 mm: fix MADV_[FREE|DONTNEED] TLB flush miss problem" },
+	[V_NESTED_DONTNEED_FLUSHED] = { .name = "nested-dontneed-flushed",
+		.help = "control: as nested-dontneed, and the second thread also zaps 520 present pages of its own, a range every architecture flushes the whole mm for: the writer's entry is gone before it stores, so no lost write even on a kernel without 99baac21e458's forced flush",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
+	[V_BROKEN_LOST] = { .name = "broken-lost",
+		.help = "fault injection: the writer stores each round's value to a page of its own instead of the target; every round must be reported as a lost_write, exactly",
+		.injected = true, .family = MMT_FAMILY_INJECTED },
+};
+
+static const struct mmt_option options[NR_OPTIONS] = {
+	[OPT_PAGES] = { "pages", "pages the first zapper zaps per round, the target first: its walk past the target's page table is the window",
+		4096, 1024, 262144 },
+	[OPT_TARGET_RACED] = { "target-raced", "stop once this many rounds raced (the second zapper returned, and the writer stored, while the first zapper's call ran; 0: the duration, or without one 64)",
+		0, 0, UINT64_MAX },
+	[OPT_SECOND_AFTER_FIRST] = { "second-after-first", "1: the second zapper waits for the first zapper's call to return before its own, a line-up that cannot race, to check that the evidence says so",
+		0, 0, 1 },
+};
+
+static const char *const outcome_names[NR_OUTCOMES] = { "kept", "lost_write" };
+
+/* ---- memory -------------------------------------------------------------- */
+
+#define MA_ALIGN (2ul << 20)
+
+/*
+ * len bytes of private anonymous memory inside a PROT_NONE reservation, a
+ * page larger each side (no neighbour merges with it), at an align
+ * boundary: the target starts a page table of its own.
+ */
+static char *map_guarded(size_t len, size_t align, size_t psz, char **reserve, size_t *reserve_len)
+{
+	char *at;
+
+	*reserve_len = len + align + 2 * psz;
+	*reserve = mmap(NULL, *reserve_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*reserve == MAP_FAILED) {
+		*reserve = NULL;
+		return NULL;
+	}
+	at = (char *)(((uintptr_t)*reserve + psz + align - 1) / align * align);
+	if (mmap(at, len, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) == MAP_FAILED)
+		return NULL;
+	madvise(at, len, MADV_NOHUGEPAGE);
+	return at;
+}
+
+static int map_memory(struct ma_priv *p)
+{
+	p->region_len = (size_t)p->pages * p->psz;
+	p->region = map_guarded(p->region_len, MA_ALIGN, p->psz, &p->reserve, &p->reserve_len);
+	if (!p->region)
+		return -1;
+	if (p->variant == V_NESTED_DONTNEED_FLUSHED) {
+		p->flush_pages = map_guarded(MA_FLUSH_PAGES * p->psz, p->psz, p->psz, &p->flush_reserve,
+					     &p->flush_reserve_len);
+		if (!p->flush_pages)
+			return -1;
+	}
+	if (p->variant == V_BROKEN_LOST) {
+		p->shadow = mmap(NULL, p->psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p->shadow == MAP_FAILED) {
+			p->shadow = NULL;
+			return -1;
+		}
+	}
+	/* MADV_POPULATE_WRITE (5.14) or a store per page: either works. */
+	p->populate_write = !madvise(p->region, p->region_len, MADV_POPULATE_WRITE);
+	return 0;
+}
+
+static void unmap_memory(struct ma_priv *p)
+{
+	if (p->reserve)
+		munmap(p->reserve, p->reserve_len);
+	if (p->flush_reserve)
+		munmap(p->flush_reserve, p->flush_reserve_len);
+	if (p->shadow)
+		munmap(p->shadow, p->psz);
+}
+
+static int madvise_prepare(struct mmt_run *run)
+{
+	struct ma_priv *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -1;
+	run->priv = p;
+	p->run = run;
+	p->variant = (int)(run->variant - ma_variants);
+	p->psz = (size_t)sysconf(_SC_PAGESIZE);
+	p->pages = (unsigned)run->opt[OPT_PAGES];
+	p->zapper_cpu = -1;
+	p->ctl = mmt_alloc_lines(sizeof(*p->ctl));
+	p->second = mmt_alloc_lines(sizeof(*p->second));
+	p->writer = mmt_alloc_lines(sizeof(*p->writer));
+	if (!p->ctl || !p->second || !p->writer || map_memory(p))
+		return -1;
+	p->second->cpu = -1;
+	/* Two workers: the second zapper is the first's thread, on its CPU. */
+	p->second_threaded = run->nr_workers < 3;
+	mmt_mutant_snapshot(&p->mutant_before);
+	return 0;
+}
+
+static void first_zapper(struct ma_priv *p, struct mmt_worker *w)
+{
+	int err = 0;
+
+	w->role = "zapper";
+	/* Created here, it inherits this worker's CPU. */
+	if (p->second_threaded)
+		err = pthread_create(&p->second_thread, NULL, ma_second_thread, p);
+	if (err) {
+		snprintf(p->error, sizeof(p->error), "starting the second zapper: %s", strerror(err));
+		p->second_threaded = false;
+		WRITE_ONCE(p->ctl->stop, 1);
+		return;
+	}
+	ma_first_zapper(p, w);
+	if (p->second_threaded)
+		pthread_join(p->second_thread, NULL);
+}
+
+static void madvise_worker(struct mmt_worker *w)
+{
+	struct ma_priv *p = w->run->priv;
+
+	if (w->id == 0) {
+		first_zapper(p, w);
+	} else if (w->id == 1) {
+		w->role = "writer";
+		mmt_worker_at(w, "storing to the target");
+		ma_writer_main(p);
+		w->ops = p->writer->stores;
+	} else {
+		w->role = "second zapper";
+		mmt_worker_at(w, "zapping the target");
+		ma_second_zapper(p);
+		w->ops = p->second->calls;
+	}
+}
+
+/* ---- results ------------------------------------------------------------- */
+
+static const struct mmt_field witness_fields[] = {
+	MMT_FIELD(struct ma_witness, round, MMT_F_COUNT),
+	MMT_FIELD(struct ma_witness, stored, MMT_F_HEX),
+	MMT_FIELD(struct ma_witness, found, MMT_F_HEX),
+	MMT_FIELD(struct ma_witness, writer_cpu, MMT_F_INT),
+	MMT_FIELD(struct ma_witness, zapper_cpu, MMT_F_INT),
+	MMT_FIELD(struct ma_witness, second_cpu, MMT_F_INT),
+	MMT_FIELD(struct ma_witness, raced, MMT_F_BOOL),
+};
+static const struct mmt_shape witness_shape = MMT_SHAPE(struct ma_witness, witness_fields);
+
+static void __attribute__((format(printf, 2, 3))) inconclusive(struct mmt_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	run->inconclusive = true;
+	va_start(ap, fmt);
+	vsnprintf(run->inconclusive_reason, sizeof(run->inconclusive_reason), fmt, ap);
+	va_end(ap);
+}
+
+/* A run that found nothing proves nothing unless a round raced. */
+static void judge(struct mmt_run *run, const struct ma_priv *p)
+{
+	if (p->error[0])
+		inconclusive(run, "%s", p->error);
+	else if (p->writer->stuck)
+		inconclusive(run, "the writer waited more than %llu s for the next round",
+			     (unsigned long long)(MA_IDLE_WAIT_NS / 1000000000ull));
+	else if (p->wait_timeouts)
+		inconclusive(run, "the first zapper gave up waiting for %s", p->wait_timeout_what);
+	else if (!p->rounds)
+		inconclusive(run, "no round was made");
+	else if (run->variant->injected)
+		return;
+	else if (!p->raced)
+		inconclusive(run, "no round raced: the second zapper's madvise() and the writer's store did not both come before the first zapper's call returned (%llu rounds: %llu with the target not present before the zap, %llu with the target read out only after the first zapper returned, %llu with the second zapper returning after it, %llu with the writer storing after it, %llu with a CPU that moved)",
+			     (unsigned long long)p->rounds, (unsigned long long)p->not_resident,
+			     (unsigned long long)p->late, (unsigned long long)p->second_after,
+			     (unsigned long long)p->stored_after, (unsigned long long)p->cpu_moved);
+}
+
+static const char *line_up(const struct ma_priv *p)
+{
+	return p->second_threaded ? "the second zapper shares the first zapper's CPU" : "each actor on its own CPU";
+}
+
+/* What the rounds were and whether they raced. */
+static void round_metrics(struct mmt_run *run, const struct ma_priv *p)
+{
+	mmt_put_count(run, "pages", p->pages);
+	mmt_put_count(run, "page_size", p->psz);
+	mmt_put_text(run, "line_up", line_up(p));
+	mmt_put_text(run, "populate", p->populate_write ? "MADV_POPULATE_WRITE" : "a store per page");
+	mmt_put_count(run, "rounds", p->rounds);
+	mmt_put_count(run, "rounds_raced", p->raced);
+	mmt_put_count(run, "rounds_not_present", p->not_resident);
+	mmt_put_count(run, "rounds_seen_late", p->late);
+	mmt_put_count(run, "rounds_second_after", p->second_after);
+	mmt_put_count(run, "rounds_stored_after", p->stored_after);
+	mmt_put_count(run, "rounds_cpu_moved", p->cpu_moved);
+	mmt_put_real(run, "zap_mean_us", p->rounds ? (double)p->zap_ns_sum / (double)p->rounds / 1000 : NAN);
+	mmt_put_count(run, "writer_stores", p->writer->stores);
+	mmt_put_count(run, "window_stores", p->writer->window_stores);
+}
+
+/* What was found, how soon, and what ended the run. */
+static void finding_metrics(struct mmt_run *run, const struct ma_priv *p)
+{
+	mmt_put_count(run, "lost_writes", p->outcomes[OUT_LOST]);
+	mmt_put_count(run, "injected_lost_stores", p->variant == V_BROKEN_LOST ? p->writer->injected : MMT_NONE);
+	mmt_put_list(run, "first_lost", p->first, p->nr_first);
+	mmt_put_real(run, "time_to_first_lost_ms",
+		     p->first_lost_ns ? (double)(p->first_lost_ns - p->start_ns) / 1e6 : NAN);
+	mmt_put_count(run, "rounds_to_first_lost", p->first_lost_ns ? p->first_lost_round : MMT_NONE);
+	mmt_put_count(run, "raced_to_first_lost", p->first_lost_ns ? p->raced_at_first : MMT_NONE);
+	mmt_put_text(run, "ended_by", p->ended_by ? p->ended_by : "duration");
+	mmt_put_count(run, "writer_stuck", p->writer->stuck);
+	mmt_put_count(run, "wait_timeouts", p->wait_timeouts);
+	mmt_put_text(run, "wait_timeout", p->wait_timeouts ? p->wait_timeout_what : NULL);
+	mmt_put_text(run, "error", p->error[0] ? p->error : NULL);
+}
+
+static void madvise_verify(struct mmt_run *run)
+{
+	struct ma_priv *p = run->priv;
+
+	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
+	run->ops = p->rounds;
+	round_metrics(run, p);
+	finding_metrics(run, p);
+	mmt_mutant_snapshot(&p->mutant_after);
+	mmt_mutant_delta(&p->mutant_before, &p->mutant_after);
+	mmt_put_object(run, "mutant", p->mutant_after.present ? &p->mutant_after : NULL);
+	/* Findings are conclusive by themselves. */
+	if (!p->outcomes[OUT_LOST])
+		judge(run, p);
+}
+
+static void madvise_cleanup(struct mmt_run *run)
+{
+	struct ma_priv *p = run->priv;
+
+	unmap_memory(p);
+	free(p->ctl);
+	free(p->second);
+	free(p->writer);
+	free(p);
+	run->priv = NULL;
+}
+
+static const struct mmt_metric metrics[] = {
+	MMT_COUNT_ROW("pages", "pages", "pages the first zapper zaps per round, the target first"),
+	MMT_COUNT_ROW("page_size", "bytes", "the page size"),
+	{ "line_up", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
+	  "where the actors ran: each on its own CPU, or the second zapper on the first zapper's (two workers)", NULL },
+	{ "populate", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
+	  "how the pages are made present each round: MADV_POPULATE_WRITE, or a store per page where the kernel lacks it",
+	  NULL },
+	MMT_COUNT_ROW("rounds", "rounds", "rounds judged: populate, both zaps, the writer's store after the second"),
+	MMT_COUNT_ROW("rounds_raced", "rounds",
+	      "rounds whose second zap returned, and whose writer's store was visible, while the first zapper's call ran: the race's premise"),
+	MMT_COUNT_ROW("rounds_not_present", "rounds", "rounds whose target was not present before the first zap: cannot race"),
+	MMT_COUNT_ROW("rounds_seen_late", "rounds", "rounds whose second zapper read the target out only after the first zapper returned"),
+	MMT_COUNT_ROW("rounds_second_after", "rounds", "rounds whose second zapper returned after the first"),
+	MMT_COUNT_ROW("rounds_stored_after", "rounds", "rounds whose writer's store was visible only after the first zapper returned"),
+	MMT_COUNT_ROW("rounds_cpu_moved", "rounds", "rounds whose writer changed CPU between its stores: no evidence"),
+	{ "zap_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean first zapper's madvise() of the region", NULL },
+	MMT_COUNT_ROW("writer_stores", "stores", "the writer's stores to the target"),
+	MMT_COUNT_ROW("window_stores", "stores", "stores to the target while the zaps ran (before the second returned)"),
+	MMT_COUNT_ROW("lost_writes", "stores", "stores after the second zapper returned that the target did not hold: the finding"),
+	MMT_MAYBE_ROW("injected_lost_stores", MMT_METRIC_COUNT, "stores",
+	      "broken-lost: the stores made to the writer's own page instead of the target; null otherwise"),
+	{ "first_lost", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
+	  "the first lost writes: round, value stored and found, CPUs, whether the round raced", &witness_shape },
+	MMT_MAYBE_ROW("time_to_first_lost_ms", MMT_METRIC_REAL, "ms", "run start to the first lost write; null without one"),
+	MMT_MAYBE_ROW("rounds_to_first_lost", MMT_METRIC_COUNT, "rounds", "the round of the first lost write"),
+	MMT_MAYBE_ROW("raced_to_first_lost", MMT_METRIC_COUNT, "rounds",
+	      "raced rounds up to the first lost write: what calibrates the default target"),
+	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
+	  "what ended the run: its own rule (first lost write, rounds raced, ...), the duration, or a signal", NULL },
+	MMT_COUNT_ROW("writer_stuck", "threads", "1 when the writer waited past its bound for the next round"),
+	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits of the first zapper that gave up"),
+	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
+	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "a madvise() or thread start failing, and why"),
+	MMT_SHAPED_ROW("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
+};
+
+/* In a few words (at most 18 characters, as mmrace's), what the run says
+ * of the kernel, following its status. */
+static void madvise_words(const json_t *run, char *buf, size_t len)
+{
+	const json_t *m = json_object_get(run, "metrics");
+	const char *status = json_string_value(json_object_get(run, "status"));
+
+	buf[0] = '\0';
+	if (!status)
+		return;
+	if (!strcmp(status, "witnessed"))
+		snprintf(buf, len, "lost: no fix");
+	else if (!strcmp(status, "inconclusive"))
+		snprintf(buf, len, "%s", !mmt_metric_int(m, "rounds_raced") ? "no round raced" : "");
+	else if (json_is_true(json_object_get(run, "injected")))
+		snprintf(buf, len, "fault injected");
+	else if (!strcmp(status, "ok"))
+		snprintf(buf, len, "raced: kept");
+}
+
+static void madvise_describe(const json_t *run, char *buf, size_t len)
+{
+	const json_t *m = json_object_get(run, "metrics");
+	char words[64];
+
+	madvise_words(run, words, sizeof(words));
+	snprintf(buf, len, "%s%sraced %lld of %lld rounds, lost %lld, zap %.0fus", words, words[0] ? "; " : "",
+		 mmt_metric_int(m, "rounds_raced"), mmt_metric_int(m, "rounds"), mmt_metric_int(m, "lost_writes"),
+		 json_number_value(json_object_get(m, "zap_mean_us")));
+}
+
+static const struct mmt_scenario madvise_scenario = {
+	.name = "madvise",
+	.help = "two threads' MADV_DONTNEED of one page racing a writer on another CPU, every store made after both calls returned checked: stores lost through a TLB entry the second call left behind caught, the race proven run",
+	MMT_TABLE(variants, ma_variants),
+	MMT_TABLE(options, options),
+	.min_threads = 2,
+	.default_threads = 3,
+	.default_threads_fit = true,
+	.max_threads = 3,
+	.default_duration_ns = MA_DEFAULT_BOUND_NS,
+	MMT_TABLE(outcomes, outcome_names),
+	.ops_unit = "rounds",
+	MMT_TABLE(metrics, metrics),
+	.extra_events = "tlb:tlb_flush",
+	.prepare = madvise_prepare,
+	.worker = madvise_worker,
+	.verify = madvise_verify,
+	.cleanup = madvise_cleanup,
+	.describe = madvise_describe,
+};
+MMT_SCENARIO(madvise_scenario);

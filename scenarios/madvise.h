@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * madvise internals, shared by its actors: the descriptor, memory and the
+ * record (madvise.c), the zappers and the writer (madvise-actors.c).
+ */
+#ifndef MMT_MADVISE_H
+#define MMT_MADVISE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "kstate.h"
+#include "mutant.h"
+#include "scenario.h"
+
+enum madv_variant { V_NESTED_DONTNEED, V_NESTED_DONTNEED_FLUSHED, V_BROKEN_LOST, NR_VARIANTS };
+
+enum { OPT_PAGES, OPT_TARGET_RACED, OPT_SECOND_AFTER_FIRST, NR_OPTIONS };
+
+enum { OUT_KEPT, OUT_LOST, NR_OUTCOMES };
+
+/*
+ * Without --duration: the run ends at the first lost write or at
+ * MA_TARGET_RACED raced rounds (the second zapper returned, and the
+ * writer stored after it, while the first zapper's call still ran), at
+ * most MA_DEFAULT_BOUND_NS in.  64 is mmrace's and softdirty's count.
+ */
+#define MA_TARGET_RACED 64
+#define MA_DEFAULT_BOUND_NS 120000000000ull
+#define MA_INJECT_ROUNDS 50		/* injected faults: rounds judged */
+
+/*
+ * nested-dontneed-flushed: the second zapper also zaps this many present
+ * pages of a mapping of their own, a range past every architecture's
+ * threshold for flushing the whole mm instead of page by page (x86's
+ * tlb_single_page_flush_ceiling, 33 by default; arm64's MAX_TLBI_OPS,
+ * 512 with 4 KiB pages, in 6.1): a flush of every CPU that does not
+ * depend on the nested-zap rule under test.
+ */
+#define MA_FLUSH_PAGES 520
+
+/* The second zapper's sleep between looks when it shares a CPU. */
+#define MA_NAP_NS 20000
+
+/* Bounds on every wait, and what the run says when one runs out. */
+#define MA_WAIT_NS 5000000000ull	/* an actor, for another's step */
+#define MA_IDLE_WAIT_NS 20000000000ull	/* a writer or zapper, for the next round */
+
+struct ma_ctl {
+	/* The first zapper's, per round n. */
+	uint64_t round __mmt_aligned;	/* n: the pages are present, store to the target */
+	uint64_t zapping;		/* n: its madvise() runs */
+	uint64_t zapped;		/* n: it returned (t_a1 published first) */
+	uint64_t t_a1;
+	int stop;
+};
+
+/* The second zapper's, per round n. */
+struct ma_second {
+	uint64_t t_b0, t_b1;		/* around its call(s) */
+	int cpu;			/* the same before and after; -1 if not */
+	bool saw_cleared;		/* mincore read the target out while the first zapper ran */
+	bool late;			/* the first zapper returned before it saw that */
+	uint64_t calls;
+	int error;			/* errno of its first failed call; 0: none */
+	uint64_t done __mmt_aligned;	/* n: its calls returned (the above first) */
+} __mmt_aligned;
+
+struct ma_writer {
+	/* Its own. */
+	uint64_t seq, stores, injected;
+	bool stuck;
+	/* Published with armed (window) and acked (the store after). */
+	int window_cpu;			/* where its stores to the target ran this round */
+	uint64_t window_stores;
+	uint64_t stored;		/* the value it stored after the second zapper returned */
+	uint64_t t_m;			/* CLOCK_MONOTONIC once that store was visible */
+	int stored_cpu;			/* where; -1 if it moved around the store */
+	uint64_t armed __mmt_aligned;	/* n: it stored to the target this round */
+	uint64_t acked __mmt_aligned;	/* n: it stored after the second zapper's return */
+} __mmt_aligned;
+
+/* A lost write, for the record. */
+struct ma_witness {
+	uint64_t round, stored, found;
+	int writer_cpu, zapper_cpu, second_cpu;
+	bool raced;
+};
+
+#define MA_MAX_FIRST 16			/* first_lost rows kept */
+
+struct ma_priv {
+	int variant;
+	struct mmt_run *run;
+	struct ma_ctl *ctl;
+	struct ma_second *second;
+	struct ma_writer *writer;
+	size_t psz;
+	unsigned pages;
+	char *reserve;			/* the region, 2 MiB aligned, guard pages around */
+	char *region;			/* the first zapper's range; its first page is the target */
+	size_t reserve_len, region_len;
+	char *flush_reserve, *flush_pages; /* nested-dontneed-flushed's own mapping */
+	size_t flush_reserve_len;
+	char *shadow;			/* broken-lost: where the writer's store goes instead */
+	bool populate_write;		/* MADV_POPULATE_WRITE works here */
+	pthread_t second_thread;	/* the second zapper when it has no worker of its own */
+	bool second_threaded;
+	/* results */
+	uint64_t rounds, raced, not_resident, late, second_after, stored_after, cpu_moved;
+	uint64_t zap_ns_sum;
+	uint64_t outcomes[NR_OUTCOMES];
+	struct ma_witness first[MA_MAX_FIRST];
+	unsigned nr_first;
+	uint64_t first_lost_ns, first_lost_round, raced_at_first;
+	const char *ended_by;
+	char error[160];
+	uint64_t wait_timeouts;
+	char wait_timeout_what[120];
+	uint64_t start_ns;
+	int zapper_cpu;
+	struct mmt_mutant_state mutant_before, mutant_after;
+};
+
+extern const struct mmt_variant ma_variants[NR_VARIANTS];
+
+/* madvise-actors.c */
+void ma_first_zapper(struct ma_priv *p, struct mmt_worker *wk);
+void ma_second_zapper(struct ma_priv *p);
+void *ma_second_thread(void *arg);
+void ma_writer_main(struct ma_priv *p);
+
+/* The writer's value for round n's store after the second zapper (its
+ * window stores count up from 1 below 2^40, never one of these). */
+static inline uint64_t ma_tag(uint64_t n)
+{
+	return (0xa5ull << 56) | (n & ((1ull << 56) - 1));
+}
+
+/* The target: the first word of the region's first page. */
+static inline uint64_t *ma_target(const struct ma_priv *p)
+{
+	return (uint64_t *)p->region;
+}
+
+#endif
