@@ -27,7 +27,8 @@ migrate-after-walk, finding lost_write):
     case passes or is skipped, the race runs conclusive.
 The arms' options and the evidence beside each run's finding are the
 hunter's scenario's (SCENARIOS below: mmrace's migrations inside a walk,
-softdirty's clears raced); a row of another scenario is refused.
+softdirty's clears raced, madvise's rounds raced); a row of another scenario is
+refused.
 Prints the per-run table (findings, kernel counter deltas, time to the first
 finding) and exits 0 when every threshold holds, 1 when one does not,
 2 on bad input and 77 when the mutant kernel is not cached (build it with
@@ -252,6 +253,21 @@ def softdirty_checks(rows, a, mut):
     ]
 
 
+def madvise_evidence(m):
+    return {"rounds": m.get("rounds"), "raced": m.get("rounds_raced"), "seen_late": m.get("rounds_seen_late")}
+
+
+def madvise_checks(rows, a, mut):
+    ctl = [r for r in rows if r["arm"] == "control"]
+    return [
+        (f"control ({mut['control'][1]}, switch ON): conclusive, a round raced (the second zap and the store came"
+         " before the first zap returned)",
+         all(r["status"] == "ok" and (r["raced"] or 0) > 0 for r in ctl)),
+        ("every conclusive run: rounds raced (the premise held)",
+         all((r["raced"] or 0) > 0 for r in rows if r["status"] == "ok")),
+    ]
+
+
 SCENARIOS = {
     "mmrace": {
         "options": mmrace_options, "on": " --stop-on-lost 1", "setup": mmrace_setup,
@@ -272,6 +288,19 @@ SCENARIOS = {
         "control_sound": lambda x, arm: not x["lost"],
         "columns": ("clears", "raced", "stores_after_clear"),
         "legend": "clears = soft-dirty clears (clear_refs 4); raced = those while a writer on another CPU stored",
+    },
+    "madvise": {
+        "options": lambda a: f"--duration {int(a.duration * 1000)}ms --events none", "on": "",
+        "setup": lambda a: [],
+        "invocation": lambda a: "--duration 1s --events none",
+        "evidence": madvise_evidence, "checks": madvise_checks,
+        # Every nested zap reaches the switch: a control that loses a
+        # store is wrong, whatever the kernel counted.
+        "control_sound": lambda x, arm: not x["lost"],
+        "columns": ("rounds", "raced", "seen_late"),
+        "legend": "rounds = a zap of the region, a second of its first page, the writer's store after it; raced ="
+                  " those whose second zap returned, and whose store was visible, before the first zap returned;"
+                  " seen_late = those whose second zapper saw the page out only after the first returned",
     },
 }
 
