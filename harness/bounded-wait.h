@@ -11,14 +11,16 @@
 #define MMT_BOUNDED_WAIT_H
 
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "arch/barrier.h"
 #include "clock.h"
 
 enum mmt_wait { MMT_WAITED, MMT_WAIT_TIMED_OUT, MMT_WAIT_STOPPED };
 
-#define MMT_WAIT_SPINS 256
+#define MMT_WAIT_SPINS 64
 
 /* *x >= v (acquire: what was published before it is visible), *stop set
  * (NULL: no stop flag), or bound_ns passed, whichever comes first. */
@@ -40,6 +42,23 @@ static inline enum mmt_wait mmt_wait_at_least(const uint64_t *x, uint64_t v, con
 		sched_yield();
 	}
 	return MMT_WAITED;
+}
+
+/*
+ * An actor's wait for another's step n (no stop flag: the one it waits for
+ * always answers, or the bound says it did not).  On timeout it counts
+ * one in *timeouts and, the first time, says in note "WHAT (UNIT N) for
+ * more than S s": the run's reason when it ends INCONCLUSIVE.
+ */
+static inline bool mmt_wait_step(const uint64_t *x, uint64_t n, uint64_t bound_ns, const char *what,
+				 const char *unit, uint64_t *timeouts, char *note, size_t len)
+{
+	if (mmt_wait_at_least(x, n, NULL, bound_ns) == MMT_WAITED)
+		return true;
+	if (!(*timeouts)++)
+		snprintf(note, len, "%s (%s %llu) for more than %llu s", what, unit, (unsigned long long)n,
+			 (unsigned long long)(bound_ns / 1000000000ull));
+	return false;
 }
 
 #endif

@@ -51,14 +51,10 @@ static bool resident(const struct ma_priv *p, const void *addr)
 /* ---- first zapper -------------------------------------------------------- */
 
 /* The first zapper's waits: bounded, and what it waited for on timeout. */
-static bool wait_for(struct ma_priv *p, const uint64_t *x, uint64_t n, const char *what)
+static bool wait_for(struct ma_priv *p, const uint64_t *x, uint64_t v, const char *what)
 {
-	if (mmt_wait_at_least(x, n, NULL, MA_WAIT_NS) == MMT_WAITED)
-		return true;
-	if (!p->wait_timeouts++)
-		snprintf(p->wait_timeout_what, sizeof(p->wait_timeout_what), "%s (round %llu) for more than %llu s",
-			 what, (unsigned long long)n, (unsigned long long)(MA_WAIT_NS / 1000000000ull));
-	return false;
+	return mmt_wait_step(x, v, MA_WAIT_NS, what, "round", &p->wait_timeouts, p->wait_timeout_what,
+			     sizeof(p->wait_timeout_what));
 }
 
 /*

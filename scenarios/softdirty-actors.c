@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "arch/barrier.h"
+#include "bounded-wait.h"
 #include "clock.h"
 #include "softdirty.h"
 
@@ -25,22 +26,8 @@
 /* Waits for *x >= v (bounded); on timeout records what it waited for. */
 static bool wait_for(struct sd_priv *p, const uint64_t *x, uint64_t v, const char *what)
 {
-	uint64_t t0 = mmt_now_ns();
-
-	for (unsigned spins = 0; smp_load_acquire(x) < v; spins++) {
-		if (mmt_now_ns() - t0 > SD_WAIT_NS) {
-			if (!p->wait_timeouts++)
-				snprintf(p->wait_timeout_what, sizeof(p->wait_timeout_what),
-					 "%s (clear %llu) for more than %llu s", what, (unsigned long long)v,
-					 (unsigned long long)(SD_WAIT_NS / 1000000000ull));
-			return false;
-		}
-		if (spins > 64)
-			sched_yield();
-		else
-			cpu_relax();
-	}
-	return true;
+	return mmt_wait_step(x, v, SD_WAIT_NS, what, "clear", &p->wait_timeouts, p->wait_timeout_what,
+			     sizeof(p->wait_timeout_what));
 }
 
 /* Every writer that still runs has acknowledged clear n; the first that
