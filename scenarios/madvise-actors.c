@@ -11,10 +11,16 @@
  *                  first zapper's call still runs (so the first zapper's
  *                  walk has passed it: nothing will zap it again), then
  *                  MADV_DONTNEED of the target alone; publishes its return
+ *                  (a wait that gave up: it zaps nothing, the round is void)
  *   writer         stores to the target until the second zapper returned,
  *                  then stores the round's tag once: a store made after a
  *                  madvise() of its page returned, which must be there
- *                  when the first zapper judges it
+ *                  when the first zapper judges it; then looks whether the
+ *                  first zapper's walk has ended (the region's last page)
+ * Nothing in the writer enters the kernel between its first store and the
+ * tag: a system call may switch page tables and flush the very entry the
+ * race needs (page-table isolation without PCIDs), so its bound is kept in
+ * cycles, not a clock read.
  */
 #include <errno.h>
 #include <sched.h>
@@ -40,12 +46,15 @@ static void fail(struct ma_priv *p, const char *what, int err)
 }
 
 /* Is the page at addr present in the page tables (mincore: a private
- * anonymous page is "resident" exactly when its PTE maps it)? */
-static bool resident(const struct ma_priv *p, const void *addr)
+ * anonymous page with no swap is "resident" exactly when its PTE maps
+ * it)?  1, 0, or -1 when mincore failed (errno). */
+static int resident(const struct ma_priv *p, const void *addr)
 {
 	unsigned char vec = 0;
 
-	return !mincore((void *)addr, p->psz, &vec) && (vec & 1);
+	if (mincore((void *)addr, p->psz, &vec))
+		return -1;
+	return vec & 1;
 }
 
 /* ---- first zapper -------------------------------------------------------- */
@@ -58,16 +67,14 @@ static bool wait_for(struct ma_priv *p, const uint64_t *x, uint64_t v, const cha
 }
 
 /*
- * Every page present again (the target too, whatever the last round left
- * there), and nested-dontneed-flushed's own pages.  MADV_POPULATE_WRITE
- * where the kernel has it: one call instead of a fault per page, which
- * under an emulator is most of a round.
+ * Every page present again, the target too, whatever the last round left
+ * there.  MADV_POPULATE_WRITE where the kernel has it: one call instead of
+ * a fault per page, which under an emulator is most of a round.
  */
 static int populate(struct ma_priv *p)
 {
 	if (p->populate_write) {
-		if (madvise(p->region, p->region_len, MADV_POPULATE_WRITE) ||
-		    (p->flush_pages && madvise(p->flush_pages, MA_FLUSH_PAGES * p->psz, MADV_POPULATE_WRITE))) {
+		if (madvise(p->region, p->region_len, MADV_POPULATE_WRITE)) {
 			fail(p, "madvise(MADV_POPULATE_WRITE)", errno);
 			return -1;
 		}
@@ -76,8 +83,6 @@ static int populate(struct ma_priv *p)
 	/* Not word 0 of a page: the target is the first page's. */
 	for (size_t off = 0; off < p->region_len; off += p->psz)
 		WRITE_ONCE(p->region[off + 64], 1);
-	for (size_t off = 0; p->flush_pages && off < MA_FLUSH_PAGES * p->psz; off += p->psz)
-		WRITE_ONCE(p->flush_pages[off], 1);
 	return 0;
 }
 
@@ -95,32 +100,36 @@ static void note_witness(struct ma_priv *p, const struct ma_witness *x, struct m
 
 /*
  * Round n, with every actor done: the target must hold the writer's tag.
- * The second zapper's walk found the target already cleared, so no zap
- * after its return could take the writer's store away: a kernel that
- * flushed every CPU's entry for the page before that madvise() returned
- * keeps it.  The round raced (the premise of 99baac21e458) only if the
- * second zapper saw the target out while the first zapper's call ran, and
- * returned, and the writer's store was visible, before the first zapper's
- * call returned (its flush comes last), the writer on one CPU from its
- * stores before the zap to the tag.
+ * Judged only where nothing could zap the target after the second
+ * zapper's call: it saw the target out while the first zapper's call ran
+ * (the first zapper's walk had passed it) or only after that call
+ * returned.  A kernel that flushed every CPU's entry for the page before
+ * the second madvise() returned keeps the tag.  The round raced (the
+ * premise of 99baac21e458) when the second zapper saw the target out
+ * mid-walk and the walk had still not reached the region's last page once
+ * the writer's tag was stored: the first zapper's flush, which comes after
+ * its walk, was still to come.  A void round (the second zapper's wait gave
+ * up, or the target was not present before the zap) is not judged.
  */
-static void judge_round(struct ma_priv *p, uint64_t n, uint64_t t_a1, bool resident_before, struct mmt_worker *wk)
+static void judge_round(struct ma_priv *p, uint64_t n, bool resident_before, struct mmt_worker *wk)
 {
 	const struct ma_second *s = p->second;
 	const struct ma_writer *w = p->writer;
 	struct ma_witness x = { .round = n, .stored = w->stored, .found = READ_ONCE(*ma_target(p)),
 				.writer_cpu = w->stored_cpu, .zapper_cpu = p->zapper_cpu, .second_cpu = s->cpu };
 
-	if (!resident_before)
+	if (s->skipped) {
+		p->void_rounds++;
+		return;
+	}
+	if (!resident_before) {
 		p->not_resident++;
-	else if (!s->saw_cleared)
+		return;
+	}
+	if (s->late)
 		p->late++;
-	else if (s->t_b1 >= t_a1)
-		p->second_after++;
-	else if (w->t_m >= t_a1)
-		p->stored_after++;
-	else if (w->window_cpu < 0 || w->stored_cpu != w->window_cpu)
-		p->cpu_moved++;
+	else if (w->walk_done)
+		p->walk_done++;
 	else
 		x.raced = true;
 	p->raced += x.raced;
@@ -136,8 +145,7 @@ static void judge_round(struct ma_priv *p, uint64_t n, uint64_t t_a1, bool resid
 static int round_once(struct ma_priv *p, uint64_t n, struct mmt_worker *wk)
 {
 	uint64_t t_a0, t_a1;
-	bool was_resident;
-	int cpu, r, err;
+	int was_resident, cpu, r, err;
 
 	if (populate(p))
 		return -1;
@@ -145,6 +153,10 @@ static int round_once(struct ma_priv *p, uint64_t n, struct mmt_worker *wk)
 	if (!wait_for(p, &p->writer->armed, n, "the writer's first store to the target"))
 		return -1;
 	was_resident = resident(p, p->region);
+	if (was_resident < 0) {
+		fail(p, "mincore() of the target", errno);
+		return -1;
+	}
 	cpu = sched_getcpu();
 	t_a0 = mmt_now_ns();
 	smp_store_release(&p->ctl->zapping, n);
@@ -152,7 +164,6 @@ static int round_once(struct ma_priv *p, uint64_t n, struct mmt_worker *wk)
 	err = errno;
 	t_a1 = mmt_now_ns();
 	p->zapper_cpu = sched_getcpu() == cpu ? cpu : -1;
-	WRITE_ONCE(p->ctl->t_a1, t_a1);
 	smp_store_release(&p->ctl->zapped, n);
 	if (r) {
 		fail(p, "madvise(MADV_DONTNEED) of the region", err);
@@ -163,8 +174,8 @@ static int round_once(struct ma_priv *p, uint64_t n, struct mmt_worker *wk)
 	    !wait_for(p, &p->writer->acked, n, "the writer's store after the second zapper"))
 		return -1;
 	if (p->second->error)
-		fail(p, "the second zapper's madvise(MADV_DONTNEED)", p->second->error);
-	judge_round(p, n, t_a1, was_resident, wk);
+		fail(p, "the second zapper's mincore() or madvise()", p->second->error);
+	judge_round(p, n, was_resident, wk);
 	p->rounds = n;
 	return p->error[0] ? -1 : 0;
 }
@@ -252,32 +263,52 @@ static bool await_zapping(const struct ma_priv *p, uint64_t n)
  * bounded.  Out while the first zapper's call still ran (zapped read
  * after mincore: it had not returned when mincore looked) is the premise:
  * the first zapper's walk passed the target, whose PTE it cleared with
- * its flush still to come.
+ * its flush still to come.  False when the wait gave up or mincore
+ * failed: the round is void, the second zapper zaps nothing.
  */
-static void await_cleared(struct ma_priv *p, struct ma_second *s, uint64_t n)
+static bool await_cleared(struct ma_priv *p, struct ma_second *s, uint64_t n)
 {
 	const uint64_t t0 = mmt_now_ns();
 
-	s->saw_cleared = s->late = false;
 	/* --second-after-first: a line-up that cannot race. */
 	if (p->run->opt[OPT_SECOND_AFTER_FIRST] &&
 	    mmt_wait_at_least(&p->ctl->zapped, n, &p->ctl->stop, MA_WAIT_NS) != MMT_WAITED)
-		return;
+		return false;
 	for (unsigned spins = 0;; spins++) {
-		const bool in = resident(p, p->region);
+		const int in = resident(p, p->region);
 
+		if (in < 0) {
+			if (!s->error)
+				s->error = errno;
+			return false;
+		}
 		if (smp_load_acquire(&p->ctl->zapped) >= n) {
 			s->late = true;
-			return;
+			return true;
 		}
 		if (!in) {
 			s->saw_cleared = true;
-			return;
+			return true;
 		}
 		if (mmt_now_ns() - t0 > MA_WAIT_NS)
-			return;
+			return false;
 		pause_second(p, spins);
 	}
+}
+
+/*
+ * nested-dontneed-flushed: a flush of the target from every CPU that does
+ * not depend on the nested-zap rule.  The target made present again (a new
+ * page, through the page tables: MADV_POPULATE_WRITE, or a store where the
+ * kernel lacks it) and zapped again: that zap clears a present PTE, so it
+ * flushes the target's entry from every CPU before it returns, on any
+ * architecture.
+ */
+static int flush_target(struct ma_priv *p)
+{
+	if (!p->populate_write || madvise(p->region, p->psz, MADV_POPULATE_WRITE))
+		WRITE_ONCE(p->region[64], 1);
+	return madvise(p->region, p->psz, MADV_DONTNEED);
 }
 
 void ma_second_zapper(struct ma_priv *p)
@@ -286,21 +317,22 @@ void ma_second_zapper(struct ma_priv *p)
 	const bool flushed = p->variant == V_NESTED_DONTNEED_FLUSHED;
 
 	for (uint64_t n = 1;; n++) {
-		int cpu, r;
+		int r = 0;
 
-		if (!await_zapping(p, n))
+		if (!await_zapping(p, n)) {
+			WRITE_ONCE(s->stuck, !READ_ONCE(p->ctl->stop));
 			return;
-		await_cleared(p, s, n);
-		cpu = sched_getcpu();
-		s->t_b0 = mmt_now_ns();
-		r = madvise(p->region, p->psz, MADV_DONTNEED);
-		/* The control: a range the kernel flushes every CPU for. */
-		if (!r && flushed)
-			r = madvise(p->flush_pages, MA_FLUSH_PAGES * p->psz, MADV_DONTNEED);
+		}
+		s->saw_cleared = s->late = false;
+		s->skipped = !await_cleared(p, s, n);
+		if (!s->skipped) {
+			r = madvise(p->region, p->psz, MADV_DONTNEED);
+			if (!r && flushed)
+				r = flush_target(p);
+		}
 		if (r && !s->error)
 			s->error = errno;
-		s->t_b1 = mmt_now_ns();
-		s->cpu = sched_getcpu() == cpu ? cpu : -1;
+		s->cpu = sched_getcpu();
 		s->calls++;
 		smp_store_release(&s->done, n);
 	}
@@ -316,33 +348,33 @@ void *ma_second_thread(void *arg)
 
 /*
  * Round n: stores to the target (its TLB entry in use on this CPU) until
- * the second zapper returned, then the round's tag once, its time once
- * visible (the full barrier), and the acknowledgement.  broken-lost
- * stores the tag to a page of its own instead: a store the target never
- * sees, as a store through a stale entry into a freed frame would be.
+ * the second zapper returned, then the round's tag once, and, once the tag
+ * is visible (the full barrier), whether the first zapper's walk has
+ * reached the region's last page.  broken-lost stores the tag to a page of
+ * its own instead: a store the target never sees, as a store through a
+ * stale entry into a freed frame would be.
  */
 static bool store_round(struct ma_priv *p, struct ma_writer *w, uint64_t n, uint64_t *dest)
 {
 	volatile uint64_t *t = ma_target(p);
-	const int cpu = sched_getcpu();
-	const uint64_t t0 = mmt_now_ns();
+	const uint64_t c0 = mmt_cycles();
 	uint64_t seq = w->seq, before = seq;
+	int last;
 
 	*t = ++seq;
-	w->window_cpu = cpu;
 	smp_store_release(&w->armed, n);
 	while (smp_load_acquire(&p->second->done) < n) {
 		*t = ++seq;
-		if (!(seq & 1023) && (READ_ONCE(p->ctl->stop) || mmt_now_ns() - t0 > MA_IDLE_WAIT_NS))
+		if (!(seq & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > w->bound_cycles))
 			return false;
 	}
-	if (sched_getcpu() != cpu)
-		w->window_cpu = -1;
 	w->stored = ma_tag(n);
 	WRITE_ONCE(*dest, w->stored);
 	smp_mb();
-	w->t_m = mmt_now_ns();
-	w->stored_cpu = sched_getcpu() == cpu ? cpu : -1;
+	last = resident(p, p->region + p->region_len - p->psz);
+	/* Unknown (mincore failed) counts as ended: no evidence. */
+	w->walk_done = last != 1;
+	w->stored_cpu = sched_getcpu();
 	w->window_stores += seq - before;
 	w->stores += seq - before + 1;
 	w->injected += dest != ma_target(p);
@@ -356,13 +388,17 @@ void ma_writer_main(struct ma_priv *p)
 	struct ma_writer *w = p->writer;
 	uint64_t *dest = p->variant == V_BROKEN_LOST ? (uint64_t *)p->shadow : ma_target(p);
 
-	w->window_cpu = w->stored_cpu = -1;
+	w->stored_cpu = -1;
 	for (uint64_t n = 1;; n++) {
 		const enum mmt_wait r = mmt_wait_at_least(&p->ctl->round, n, &p->ctl->stop, MA_IDLE_WAIT_NS);
 
 		if (r == MMT_WAIT_TIMED_OUT)
 			WRITE_ONCE(w->stuck, true);
-		if (r != MMT_WAITED || !store_round(p, w, n, dest))
+		if (r != MMT_WAITED)
 			return;
+		if (!store_round(p, w, n, dest)) {
+			WRITE_ONCE(w->stuck, !READ_ONCE(p->ctl->stop));
+			return;
+		}
 	}
 }

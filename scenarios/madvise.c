@@ -21,10 +21,14 @@
  * after the second returned; the target must hold it (lost_write).
  *
  * Evidence that can be false: a round raced (rounds_raced) only if the
- * second zapper saw the target out while the first zapper's call ran and
- * returned before it, and the writer's tag was visible before it returned
- * too, the writer on one CPU throughout.  A run that found nothing with
- * no raced round is INCONCLUSIVE, saying which premise failed.  Memory is
+ * second zapper saw the target out while the first zapper's call ran, and
+ * once the writer's tag was visible the first zapper's walk had still not
+ * reached the region's last page (mincore): its flush, which follows the
+ * walk, was still to come.  --pages is capped below what one gather holds
+ * before it must flush mid-walk.  A round whose second zapper never saw
+ * the walk pass the target is void, not judged: a later zap could take
+ * the store legitimately.  A run that found nothing with no raced round
+ * is INCONCLUSIVE, saying which premise failed.  Memory is
  * private anonymous, 2 MiB aligned, MADV_NOHUGEPAGE (a THP takes another
  * path), between guard pages.  On a mutant kernel its count of nested
  * zaps that skipped the flush adds evidence; nothing depends on it.
@@ -48,11 +52,11 @@
 
 const struct mmt_variant ma_variants[NR_VARIANTS] = {
 	[V_NESTED_DONTNEED] = { .name = "nested-dontneed",
-		.help = "a second thread's MADV_DONTNEED of a page that the first thread's MADV_DONTNEED of the whole region already cleared, then a writer on another CPU stores to it: a store made after both madvise() calls of its page returned that is not there afterwards is a lost_write. Without --duration it runs until the first lost write or 64 raced rounds (the second call returned, and the writer stored, while the first still ran), at most 2 minutes",
+		.help = "a second thread's MADV_DONTNEED of a page that the first thread's MADV_DONTNEED of the whole region already cleared, then a writer on another CPU stores to it: a store made after the second madvise() returned that is not there afterwards is a lost_write. Without --duration it runs until the first lost write or 64 raced rounds (the second call returned, and the writer stored, before the first call's walk had ended), at most 2 minutes",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
 		.hunts = "99baac21e458 mm: fix MADV_[FREE|DONTNEED] TLB flush miss problem" },
 	[V_NESTED_DONTNEED_FLUSHED] = { .name = "nested-dontneed-flushed",
-		.help = "control: as nested-dontneed, and the second thread also zaps 520 present pages of its own, a range every architecture flushes the whole mm for: the writer's entry is gone before it stores, so no lost write even on a kernel without 99baac21e458's forced flush",
+		.help = "control: as nested-dontneed, and the second thread then makes the page present again and zaps it again, a zap that clears a present PTE and so flushes it from every CPU on any architecture: the writer's entry is gone before it stores, so no lost write even on a kernel without 99baac21e458's forced flush",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
 	[V_BROKEN_LOST] = { .name = "broken-lost",
 		.help = "fault injection: the writer stores each round's value to a page of its own instead of the target; every round must be reported as a lost_write, exactly",
@@ -61,7 +65,7 @@ const struct mmt_variant ma_variants[NR_VARIANTS] = {
 
 static const struct mmt_option options[NR_OPTIONS] = {
 	[OPT_PAGES] = { "pages", "pages the first zapper zaps per round, the target first: its walk past the target's page table is the window",
-		4096, 1024, 262144 },
+		4096, 1024, MA_MAX_PAGES },
 	[OPT_TARGET_RACED] = { "target-raced", "stop once this many rounds raced (the second zapper returned, and the writer stored, while the first zapper's call ran; 0: the duration, or without one 64)",
 		0, 0, UINT64_MAX },
 	[OPT_SECOND_AFTER_FIRST] = { "second-after-first", "1: the second zapper waits for the first zapper's call to return before its own, a line-up that cannot race, to check that the evidence says so",
@@ -102,12 +106,6 @@ static int map_memory(struct ma_priv *p)
 	p->region = map_guarded(p->region_len, MA_ALIGN, p->psz, &p->reserve, &p->reserve_len);
 	if (!p->region)
 		return -1;
-	if (p->variant == V_NESTED_DONTNEED_FLUSHED) {
-		p->flush_pages = map_guarded(MA_FLUSH_PAGES * p->psz, p->psz, p->psz, &p->flush_reserve,
-					     &p->flush_reserve_len);
-		if (!p->flush_pages)
-			return -1;
-	}
 	if (p->variant == V_BROKEN_LOST) {
 		p->shadow = mmap(NULL, p->psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p->shadow == MAP_FAILED) {
@@ -124,8 +122,6 @@ static void unmap_memory(struct ma_priv *p)
 {
 	if (p->reserve)
 		munmap(p->reserve, p->reserve_len);
-	if (p->flush_reserve)
-		munmap(p->flush_reserve, p->flush_reserve_len);
 	if (p->shadow)
 		munmap(p->shadow, p->psz);
 }
@@ -148,6 +144,8 @@ static int madvise_prepare(struct mmt_run *run)
 	if (!p->ctl || !p->second || !p->writer || map_memory(p))
 		return -1;
 	p->second->cpu = -1;
+	/* The writer's bound, in the cycles it can read without a system call. */
+	p->writer->bound_cycles = (uint64_t)((double)MA_IDLE_WAIT_NS * (run->cycles_per_ns > 0 ? run->cycles_per_ns : 1));
 	/* Two workers: the second zapper is the first's thread, on its CPU. */
 	p->second_threaded = run->nr_workers < 3;
 	mmt_mutant_snapshot(&p->mutant_before);
@@ -220,8 +218,9 @@ static void judge(struct mmt_run *run, const struct ma_priv *p)
 {
 	if (p->error[0])
 		inconclusive(run, "%s", p->error);
-	else if (p->writer->stuck)
-		inconclusive(run, "the writer waited more than %llu s for the next round",
+	else if (p->writer->stuck || p->second->stuck)
+		inconclusive(run, "the %s waited more than %llu s for the next round",
+			     p->writer->stuck ? "writer" : "second zapper",
 			     (unsigned long long)(MA_IDLE_WAIT_NS / 1000000000ull));
 	else if (p->wait_timeouts)
 		inconclusive(run, "the first zapper gave up waiting for %s", p->wait_timeout_what);
@@ -230,10 +229,11 @@ static void judge(struct mmt_run *run, const struct ma_priv *p)
 	else if (run->variant->injected)
 		return;
 	else if (!p->raced)
-		inconclusive(run, "no round raced: the second zapper's madvise() and the writer's store did not both come before the first zapper's call returned (%llu rounds: %llu with the target not present before the zap, %llu with the target read out only after the first zapper returned, %llu with the second zapper returning after it, %llu with the writer storing after it, %llu with a CPU that moved)",
-			     (unsigned long long)p->rounds, (unsigned long long)p->not_resident,
-			     (unsigned long long)p->late, (unsigned long long)p->second_after,
-			     (unsigned long long)p->stored_after, (unsigned long long)p->cpu_moved);
+		inconclusive(run, "no round raced: the second zapper's madvise() and the writer's store did not both come while the first zapper's walk ran (%llu rounds: %llu with the target read out only after the first zapper returned, %llu with the walk ended before the store, %llu void: %llu the second zapper's wait gave up, %llu the target not present before the zap)",
+			     (unsigned long long)p->rounds, (unsigned long long)p->late,
+			     (unsigned long long)p->walk_done,
+			     (unsigned long long)(p->void_rounds + p->not_resident), (unsigned long long)p->void_rounds,
+			     (unsigned long long)p->not_resident);
 }
 
 static const char *line_up(const struct ma_priv *p)
@@ -250,11 +250,10 @@ static void round_metrics(struct mmt_run *run, const struct ma_priv *p)
 	mmt_put_text(run, "populate", p->populate_write ? "MADV_POPULATE_WRITE" : "a store per page");
 	mmt_put_count(run, "rounds", p->rounds);
 	mmt_put_count(run, "rounds_raced", p->raced);
-	mmt_put_count(run, "rounds_not_present", p->not_resident);
 	mmt_put_count(run, "rounds_seen_late", p->late);
-	mmt_put_count(run, "rounds_second_after", p->second_after);
-	mmt_put_count(run, "rounds_stored_after", p->stored_after);
-	mmt_put_count(run, "rounds_cpu_moved", p->cpu_moved);
+	mmt_put_count(run, "rounds_walk_done", p->walk_done);
+	mmt_put_count(run, "rounds_void", p->void_rounds);
+	mmt_put_count(run, "rounds_not_present", p->not_resident);
 	mmt_put_real(run, "zap_mean_us", p->rounds ? (double)p->zap_ns_sum / (double)p->rounds / 1000 : NAN);
 	mmt_put_count(run, "writer_stores", p->writer->stores);
 	mmt_put_count(run, "window_stores", p->writer->window_stores);
@@ -272,6 +271,7 @@ static void finding_metrics(struct mmt_run *run, const struct ma_priv *p)
 	mmt_put_count(run, "raced_to_first_lost", p->first_lost_ns ? p->raced_at_first : MMT_NONE);
 	mmt_put_text(run, "ended_by", p->ended_by ? p->ended_by : "duration");
 	mmt_put_count(run, "writer_stuck", p->writer->stuck);
+	mmt_put_count(run, "second_stuck", p->second->stuck);
 	mmt_put_count(run, "wait_timeouts", p->wait_timeouts);
 	mmt_put_text(run, "wait_timeout", p->wait_timeouts ? p->wait_timeout_what : NULL);
 	mmt_put_text(run, "error", p->error[0] ? p->error : NULL);
@@ -313,18 +313,17 @@ static const struct mmt_metric metrics[] = {
 	{ "populate", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
 	  "how the pages are made present each round: MADV_POPULATE_WRITE, or a store per page where the kernel lacks it",
 	  NULL },
-	MMT_COUNT_ROW("rounds", "rounds", "rounds judged: populate, both zaps, the writer's store after the second"),
+	MMT_COUNT_ROW("rounds", "rounds", "rounds made: populate, both zaps, the writer's store after the second"),
 	MMT_COUNT_ROW("rounds_raced", "rounds",
-	      "rounds whose second zap returned, and whose writer's store was visible, while the first zapper's call ran: the race's premise"),
-	MMT_COUNT_ROW("rounds_not_present", "rounds", "rounds whose target was not present before the first zap: cannot race"),
-	MMT_COUNT_ROW("rounds_seen_late", "rounds", "rounds whose second zapper read the target out only after the first zapper returned"),
-	MMT_COUNT_ROW("rounds_second_after", "rounds", "rounds whose second zapper returned after the first"),
-	MMT_COUNT_ROW("rounds_stored_after", "rounds", "rounds whose writer's store was visible only after the first zapper returned"),
-	MMT_COUNT_ROW("rounds_cpu_moved", "rounds", "rounds whose writer changed CPU between its stores: no evidence"),
+	      "rounds whose second zap saw the target cleared mid-walk and returned, and whose writer's store was visible, before the first zapper's walk ended: the race's premise"),
+	MMT_COUNT_ROW("rounds_seen_late", "rounds", "rounds whose second zapper read the target out only after the first zapper returned: judged, cannot race"),
+	MMT_COUNT_ROW("rounds_walk_done", "rounds", "rounds whose first zapper's walk had reached the region's last page when the writer's store was visible: judged, no evidence"),
+	MMT_COUNT_ROW("rounds_void", "rounds", "rounds whose second zapper's wait for the target gave up: it zapped nothing, not judged"),
+	MMT_COUNT_ROW("rounds_not_present", "rounds", "rounds whose target was not present before the first zap: not judged"),
 	{ "zap_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean first zapper's madvise() of the region", NULL },
 	MMT_COUNT_ROW("writer_stores", "stores", "the writer's stores to the target"),
-	MMT_COUNT_ROW("window_stores", "stores", "stores to the target while the zaps ran (before the second returned)"),
-	MMT_COUNT_ROW("lost_writes", "stores", "stores after the second zapper returned that the target did not hold: the finding"),
+	MMT_COUNT_ROW("window_stores", "stores", "stores to the target before the second zapper returned (while the zaps ran)"),
+	MMT_COUNT_ROW("lost_writes", "stores", "stores after the second zapper returned that the target did not hold, in a judged round: the finding"),
 	MMT_MAYBE_ROW("injected_lost_stores", MMT_METRIC_COUNT, "stores",
 	      "broken-lost: the stores made to the writer's own page instead of the target; null otherwise"),
 	{ "first_lost", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
@@ -336,6 +335,7 @@ static const struct mmt_metric metrics[] = {
 	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
 	  "what ended the run: its own rule (first lost write, rounds raced, ...), the duration, or a signal", NULL },
 	MMT_COUNT_ROW("writer_stuck", "threads", "1 when the writer waited past its bound for the next round"),
+	MMT_COUNT_ROW("second_stuck", "threads", "1 when the second zapper waited past its bound for the next round"),
 	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits of the first zapper that gave up"),
 	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
 	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "a madvise() or thread start failing, and why"),

@@ -31,16 +31,6 @@ enum { OUT_KEPT, OUT_LOST, NR_OUTCOMES };
 #define MA_DEFAULT_BOUND_NS 120000000000ull
 #define MA_INJECT_ROUNDS 50		/* injected faults: rounds judged */
 
-/*
- * nested-dontneed-flushed: the second zapper also zaps this many present
- * pages of a mapping of their own, a range past every architecture's
- * threshold for flushing the whole mm instead of page by page (x86's
- * tlb_single_page_flush_ceiling, 33 by default; arm64's MAX_TLBI_OPS,
- * 512 with 4 KiB pages, in 6.1): a flush of every CPU that does not
- * depend on the nested-zap rule under test.
- */
-#define MA_FLUSH_PAGES 520
-
 /* The second zapper's sleep between looks when it shares a CPU. */
 #define MA_NAP_NS 20000
 
@@ -52,32 +42,33 @@ struct ma_ctl {
 	/* The first zapper's, per round n. */
 	uint64_t round __mmt_aligned;	/* n: the pages are present, store to the target */
 	uint64_t zapping;		/* n: its madvise() runs */
-	uint64_t zapped;		/* n: it returned (t_a1 published first) */
-	uint64_t t_a1;
+	uint64_t zapped;		/* n: it returned */
 	int stop;
 };
 
-/* The second zapper's, per round n. */
+/* The second zapper's, per round n: published by done. */
 struct ma_second {
-	uint64_t t_b0, t_b1;		/* around its call(s) */
-	int cpu;			/* the same before and after; -1 if not */
+	int cpu;			/* where it ran (it is pinned: the plan's) */
 	bool saw_cleared;		/* mincore read the target out while the first zapper ran */
 	bool late;			/* the first zapper returned before it saw that */
-	uint64_t calls;
+	bool skipped;			/* neither (its wait gave up): it did not zap, the round is void */
+	bool stuck;			/* it waited past its bound for a round; it has returned */
 	int error;			/* errno of its first failed call; 0: none */
+	uint64_t calls;
 	uint64_t done __mmt_aligned;	/* n: its calls returned (the above first) */
 } __mmt_aligned;
 
 struct ma_writer {
 	/* Its own. */
-	uint64_t seq, stores, injected;
-	bool stuck;
-	/* Published with armed (window) and acked (the store after). */
-	int window_cpu;			/* where its stores to the target ran this round */
-	uint64_t window_stores;
-	uint64_t stored;		/* the value it stored after the second zapper returned */
-	uint64_t t_m;			/* CLOCK_MONOTONIC once that store was visible */
-	int stored_cpu;			/* where; -1 if it moved around the store */
+	uint64_t seq, stores, injected, window_stores;
+	uint64_t bound_cycles;		/* its window's bound, in mmt_cycles() */
+	bool stuck;			/* it waited past its bound; it has returned */
+	/* Published with acked. */
+	uint64_t stored;		/* the tag it stored after the second zapper returned */
+	int stored_cpu;
+	/* The region's last page read out after the tag was stored: the
+	 * first zapper's walk had ended, its flush may have come first. */
+	bool walk_done;
 	uint64_t armed __mmt_aligned;	/* n: it stored to the target this round */
 	uint64_t acked __mmt_aligned;	/* n: it stored after the second zapper's return */
 } __mmt_aligned;
@@ -88,6 +79,14 @@ struct ma_witness {
 	int writer_cpu, zapper_cpu, second_cpu;
 	bool raced;
 };
+
+/*
+ * The most pages one madvise() of the first zapper may zap: its gather
+ * holds about 9,700 pages before it must flush in the middle of the walk
+ * (include/asm-generic/tlb.h MAX_GATHER_BATCH_COUNT, 4 KiB pages), which
+ * would end the window early while the evidence still counted it open.
+ */
+#define MA_MAX_PAGES 8192
 
 #define MA_MAX_FIRST 16			/* first_lost rows kept */
 
@@ -102,14 +101,12 @@ struct ma_priv {
 	char *reserve;			/* the region, 2 MiB aligned, guard pages around */
 	char *region;			/* the first zapper's range; its first page is the target */
 	size_t reserve_len, region_len;
-	char *flush_reserve, *flush_pages; /* nested-dontneed-flushed's own mapping */
-	size_t flush_reserve_len;
 	char *shadow;			/* broken-lost: where the writer's store goes instead */
 	bool populate_write;		/* MADV_POPULATE_WRITE works here */
 	pthread_t second_thread;	/* the second zapper when it has no worker of its own */
 	bool second_threaded;
 	/* results */
-	uint64_t rounds, raced, not_resident, late, second_after, stored_after, cpu_moved;
+	uint64_t rounds, raced, void_rounds, not_resident, late, walk_done;
 	uint64_t zap_ns_sum;
 	uint64_t outcomes[NR_OUTCOMES];
 	struct ma_witness first[MA_MAX_FIRST];
