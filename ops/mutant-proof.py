@@ -261,7 +261,7 @@ def madvise_checks(rows, a, mut):
     ctl = [r for r in rows if r["arm"] == "control"]
     return [
         (f"control ({mut['control'][1]}, switch ON): conclusive, a round raced (the second zap and the store came"
-         " before the first zap returned)",
+         " while the first zap's walk ran)",
          all(r["status"] == "ok" and (r["raced"] or 0) > 0 for r in ctl)),
         ("every conclusive run: rounds raced (the premise held)",
          all((r["raced"] or 0) > 0 for r in rows if r["status"] == "ok")),
@@ -299,8 +299,9 @@ SCENARIOS = {
         "control_sound": lambda x, arm: not x["lost"],
         "columns": ("rounds", "raced", "seen_late"),
         "legend": "rounds = a zap of the region, a second of its first page, the writer's store after it; raced ="
-                  " those whose second zap returned, and whose store was visible, before the first zap returned;"
-                  " seen_late = those whose second zapper saw the page out only after the first returned",
+                  " those whose second zap saw the page cleared mid-walk and returned, and whose store was visible,"
+                  " before the first zap's walk ended; seen_late = those whose second zapper saw the page out only"
+                  " after the first returned",
     },
 }
 
