@@ -328,6 +328,14 @@ static void execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns, 
 	struct mmt_probe_set *after;
 
 	mmt_run_execute(run, cpus, duration_ns, sigs, &out);
+	if (out.end == MMT_END_SKIPPED) {
+		rec->status = MMT_STATUS_SKIPPED;
+		mmt_record_set_reason(rec, out.error);
+		free(probe_before);
+		count(tot, rec, 0);
+		mmt_run_release(run);
+		return;
+	}
 	if (out.end == MMT_END_ERROR || out.end == MMT_END_HUNG) {
 		rec->status = out.end == MMT_END_HUNG ? MMT_STATUS_HUNG : MMT_STATUS_ERROR;
 		mmt_record_set_reason(rec, out.error);

@@ -18,6 +18,7 @@
 #include <numaif.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -548,6 +549,15 @@ static void collect(struct mmt_run *run, const pthread_t *threads, struct mmt_ru
 	record_harness_figures(run);
 }
 
+void mmt_run_skip(struct mmt_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(run->skip_reason, sizeof(run->skip_reason), fmt, ap);
+	va_end(ap);
+}
+
 void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		     const sigset_t *stop_signals, struct mmt_run_outcome *out)
 {
@@ -560,6 +570,11 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 			snprintf(out->error, sizeof(out->error), "out of memory for %u threads", run->nr_workers);
 		/* cleanup() only after a prepare() that succeeded */
 		prepared = false;
+	} else if (run->skip_reason[0]) {
+		/* prepare() found what the machine lacks: nothing runs. */
+		out->end = MMT_END_SKIPPED;
+		snprintf(out->error, sizeof(out->error), "%s", run->skip_reason);
+		prepared = true;
 	} else {
 		prepared = true;
 		start_workers(run, cpus, threads);

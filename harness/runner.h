@@ -18,6 +18,7 @@ enum mmt_run_end {
 	MMT_END_INTERRUPTED,	/* SIGINT/SIGTERM: results so far are kept */
 	MMT_END_HUNG,		/* a worker did not stop within the grace time */
 	MMT_END_ERROR,		/* could not set up (memory, threads, pinning) */
+	MMT_END_SKIPPED,	/* prepare() found it cannot run here (mmt_run_skip): why in error */
 };
 
 struct mmt_run_outcome {

@@ -287,6 +287,9 @@ struct mmt_run {
 	 * window was hit): reported INCONCLUSIVE, never as a pass. */
 	bool inconclusive;
 	char inconclusive_reason[200];
+	/* Set by prepare() through mmt_run_skip(): what this machine lacks,
+	 * found only by trying (a probe); the run is skipped with it. */
+	char skip_reason[256];
 	/* mmt_cycles() ticks per ns, for converting cycle deltas. */
 	double cycles_per_ns;
 	/* Counters: opened by the runner, per worker and (tracepoints when
@@ -333,6 +336,12 @@ static inline void *mmt_alloc_lines(size_t size)
 	return p;
 }
 
+
+/* Called by prepare() (which then returns 0; cleanup() still runs) when
+ * the machine cannot run the scenario and only trying could tell, as a
+ * declared need (struct mmt_needs) tells before: the run is skipped with
+ * the reason, nothing runs, and alone it is exit 77. */
+void mmt_run_skip(struct mmt_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Called by a worker that reached the run's iteration target. */
 void mmt_request_stop(void);

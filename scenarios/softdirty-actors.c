@@ -231,25 +231,11 @@ static const char *has_enough(const struct sd_priv *p, uint64_t n)
 	return p->raced >= SD_TARGET_RACED ? "clears raced" : NULL;
 }
 
-/* Soft-dirty does not work here: nothing to clear or judge.  The writers
- * store once each (the run did its work: its record says why it proves
- * nothing), then every actor stops. */
-static void nothing_to_track(struct sd_priv *p)
-{
-	p->ended_by = "soft-dirty unavailable";
-	smp_store_release(&p->ctl->epoch, 1);
-	for (unsigned w = 0; w < p->nwriters; w++)
-		wait_for(p, &p->ws[w].stores, 1, "a writer's first store");
-	mmt_request_stop();
-}
-
 void sd_tracker(struct sd_priv *p, struct mmt_worker *wk)
 {
 	p->start_ns = mmt_now_ns();
-	if (p->unavailable)
-		nothing_to_track(p);
 	mmt_worker_at(wk, "clearing, waiting for the writers, reading pagemap");
-	for (uint64_t n = 1; !p->unavailable && !mmt_should_stop(); n++) {
+	for (uint64_t n = 1; !mmt_should_stop(); n++) {
 		struct sd_clear c;
 		const char *enough;
 		bool acked;

@@ -192,8 +192,8 @@ out:
 	munmap((void *)pg, p->psz);
 }
 
-/* The files the tracker uses, and the probe; the run goes on without
- * soft-dirty (and says why it proves nothing), a missing file is that. */
+/* The files the tracker uses, and the probe; without soft-dirty (a
+ * missing file is that) the run is skipped with the reason. */
 static void open_files(struct sd_priv *p)
 {
 	p->clear_fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
@@ -228,6 +228,9 @@ static int softdirty_prepare(struct mmt_run *run)
 	if (!p->ctl || !p->pm || map_region(p) || setup_writers(p))
 		return -1;
 	open_files(p);
+	/* Only trying tells: the config may be unreadable, or claim it. */
+	if (p->unavailable)
+		mmt_run_skip(run, "soft-dirty does not work here: %s", p->unavailable);
 	mmt_mutant_snapshot(&p->mutant_before);
 	return 0;
 }
@@ -296,9 +299,7 @@ static void __attribute__((format(printf, 2, 3))) inconclusive(struct mmt_run *r
 /* A run that found nothing proves nothing unless a clear raced. */
 static void judge(struct mmt_run *run, const struct sd_priv *p, const struct sd_totals *t)
 {
-	if (p->unavailable)
-		inconclusive(run, "soft-dirty does not work here: %s", p->unavailable);
-	else if (p->error[0])
+	if (p->error[0])
 		inconclusive(run, "%s", p->error);
 	else if (t->stuck)
 		inconclusive(run, "%llu writer(s) waited more than %llu s for the tracker's next clear",
