@@ -27,8 +27,8 @@ migrate-after-walk, finding lost_write):
     case passes or is skipped, the race runs conclusive.
 The arms' options and the evidence beside each run's finding are the
 hunter's scenario's (SCENARIOS below: mmrace's migrations inside a walk,
-softdirty's clears raced, madvise's rounds raced); a row of another scenario is
-refused.
+softdirty's clears raced, madvise's and mremap's rounds raced); a row of
+another scenario is refused.
 Prints the per-run table (findings, kernel counter deltas, time to the first
 finding) and exits 0 when every threshold holds, 1 when one does not,
 2 on bad input and 77 when the mutant kernel is not cached (build it with
@@ -268,6 +268,20 @@ def madvise_checks(rows, a, mut):
     ]
 
 
+def mremap_evidence(m):
+    return {"rounds": m.get("rounds"), "raced": m.get("rounds_raced"), "punched_late": m.get("rounds_punched_late")}
+
+
+def mremap_checks(rows, a, mut):
+    ctl = [r for r in rows if r["arm"] == "control"]
+    return [
+        (f"control ({mut['control'][1]}, switch ON): conclusive, rounds made, none raced (every punch after the call)",
+         all(r["status"] == "ok" and (r["rounds"] or 0) > 0 and r["raced"] == 0 for r in ctl)),
+        ("every conclusive run of the hunter: rounds raced (the premise held)",
+         all((r["raced"] or 0) > 0 for r in rows if r["status"] == "ok" and r["arm"] != "control")),
+    ]
+
+
 SCENARIOS = {
     "mmrace": {
         "options": mmrace_options, "on": " --stop-on-lost 1", "setup": mmrace_setup,
@@ -302,6 +316,17 @@ SCENARIOS = {
                   " those whose second zap saw the page cleared mid-walk and returned, and whose store was visible,"
                   " before the first zap's walk ended; seen_late = those whose second zapper saw the page out only"
                   " after the first returned",
+    },
+    "mremap": {
+        "options": lambda a: f"--duration {int(a.duration * 1000)}ms --events none", "on": "",
+        "setup": lambda a: [],
+        "invocation": lambda a: "--duration 1s --events none",
+        "evidence": mremap_evidence, "checks": mremap_checks,
+        "control_sound": lambda x, arm: not x["lost"],
+        "columns": ("rounds", "raced", "punched_late"),
+        "legend": "rounds = a mremap() of the memfd mapping, a punch of its first page, the writer's stores after it;"
+                  " raced = those whose punch ran inside the mremap() call; punched_late = those whose punch came"
+                  " after the call returned",
     },
 }
 

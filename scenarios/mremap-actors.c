@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mremap's actors, per round n:
+ *   mover    maps the memfd at the old place, every page present,
+ *            publishes round n, waits for the writer's first store, then
+ *            mremap(MREMAP_FIXED | MREMAP_DONTUNMAP) of the whole mapping
+ *            to the new place; once the others are done, judges the
+ *            writer's last stores through the new mapping
+ *   puncher  a little into the mremap() call (past the first page
+ *            table's move: the target is the first page), punches the
+ *            target page out of the memfd (fallocate PUNCH_HOLE) and
+ *            publishes its return
+ *   writer   stores to the target through the OLD address, word after
+ *            word, until the punch returned, then MR_AFTER_STORES more:
+ *            stores made after the page was punched, each of which must
+ *            be in the file (the old mapping stays, DONTUNMAP: a store
+ *            there faults the file's new page in)
+ * Nothing in the writer enters the kernel between its first store and its
+ * last (a system call may switch page tables and flush the entry the race
+ * needs): its bound is in cycles.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arch/barrier.h"
+#include "bounded-wait.h"
+#include "clock.h"
+#include "mremap.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#endif
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4	/* Linux 5.7; shared mappings since 5.13 */
+#endif
+
+static void fail(struct mr_priv *p, const char *what, int err)
+{
+	if (!p->error[0])
+		snprintf(p->error, sizeof(p->error), "%s: %s", what, strerror(err));
+}
+
+static bool wait_for(struct mr_priv *p, const uint64_t *x, uint64_t v, const char *what)
+{
+	return mmt_wait_step(x, v, MR_WAIT_NS, what, "round", &p->wait_timeouts, p->wait_timeout_what,
+			     sizeof(p->wait_timeout_what));
+}
+
+/* ---- mover --------------------------------------------------------------- */
+
+/* The memfd at the old place again (over what DONTUNMAP left there), every
+ * page present: the target's page cache page is a new one after a punch. */
+int mr_map_old(struct mr_priv *p)
+{
+	if (mmap(p->old_at, p->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->memfd, 0) == MAP_FAILED) {
+		fail(p, "mmap of the memfd at the old place", errno);
+		return -1;
+	}
+	madvise(p->old_at, p->len, MADV_NOHUGEPAGE);
+	if (p->populate_write) {
+		if (madvise(p->old_at, p->len, MADV_POPULATE_WRITE)) {
+			fail(p, "madvise(MADV_POPULATE_WRITE)", errno);
+			return -1;
+		}
+		return 0;
+	}
+	for (size_t off = 0; off < p->len; off += p->psz)
+		WRITE_ONCE(p->old_at[off + p->psz - 1], 1);
+	return 0;
+}
+
+/* The new place reserved again (the moved mapping gone with it). */
+static int reset_new(struct mr_priv *p)
+{
+	if (mmap(p->new_at, p->len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) ==
+	    MAP_FAILED) {
+		fail(p, "reserving the new place again", errno);
+		return -1;
+	}
+	return 0;
+}
+
+static void note_witness(struct mr_priv *p, const struct mr_witness *x, struct mmt_worker *wk)
+{
+	if (p->nr_first < MR_MAX_FIRST)
+		p->first[p->nr_first++] = *x;
+	if (!p->first_lost_ns) {
+		p->first_lost_ns = mmt_now_ns();
+		p->first_lost_round = x->round;
+		p->raced_at_first = p->raced;
+		mmt_witness_first(wk, x->round);
+	}
+}
+
+/*
+ * Round n, every actor done: each of the writer's stores after the punch
+ * returned must be in the file (read through the new mapping).  A kernel
+ * that flushed the old address's TLB entries before the page table lock
+ * it moved them under was dropped made the writer fault, and the fault
+ * brought the file's new page in.  The round raced (the premise of
+ * eb66ae030829) when the punch ran wholly inside the mremap() call, past
+ * its start: the target's PTE had moved, the punch unmapped it at the new
+ * address and freed the page while the old address's flush was still due.
+ */
+static void judge_round(struct mr_priv *p, uint64_t n, uint64_t t_m1, struct mmt_worker *wk)
+{
+	const struct mr_puncher *u = p->puncher;
+	const struct mr_writer *w = p->writer;
+	const uint64_t *file = (const uint64_t *)p->new_at;
+	struct mr_witness x = { .round = n, .writer_cpu = w->cpu, .mover_cpu = p->mover_cpu, .puncher_cpu = u->cpu };
+
+	if (u->t_p0 <= p->ctl->t_m0)
+		p->punched_early++;
+	else if (u->t_p1 >= t_m1)
+		p->punched_late++;
+	else
+		x.raced = true;
+	p->raced += x.raced;
+	for (uint64_t s = w->first_after; s < w->first_after + MR_AFTER_STORES; s++) {
+		x.word = s % MR_RING_WORDS;
+		x.stored = mr_tag(s);
+		x.found = READ_ONCE(file[x.word]);
+		if (likely(x.found == x.stored)) {
+			p->outcomes[OUT_KEPT]++;
+			continue;
+		}
+		p->outcomes[OUT_LOST]++;
+		note_witness(p, &x, wk);
+	}
+}
+
+static int round_once(struct mr_priv *p, uint64_t n, struct mmt_worker *wk)
+{
+	uint64_t t_m0, t_m1;
+	void *r;
+	int cpu, err;
+
+	if (mr_map_old(p))
+		return -1;
+	smp_store_release(&p->ctl->round, n);
+	if (!wait_for(p, &p->writer->armed, n, "the writer's first store to the target"))
+		return -1;
+	cpu = sched_getcpu();
+	t_m0 = mmt_now_ns();
+	WRITE_ONCE(p->ctl->t_m0, t_m0);
+	smp_store_release(&p->ctl->moving, n);
+	r = mremap(p->old_at, p->len, p->len, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, p->new_at);
+	err = errno;
+	t_m1 = mmt_now_ns();
+	p->mover_cpu = sched_getcpu() == cpu ? cpu : -1;
+	smp_store_release(&p->ctl->moved, n);
+	if (r == MAP_FAILED) {
+		fail(p, "mremap(MREMAP_DONTUNMAP) of the memfd mapping", err);
+		return -1;
+	}
+	p->move_ns_sum += t_m1 - t_m0;
+	WRITE_ONCE(p->ctl->mean_move_ns, p->move_ns_sum / n);
+	if (!wait_for(p, &p->puncher->punched, n, "the puncher's fallocate()") ||
+	    !wait_for(p, &p->writer->acked, n, "the writer's stores after the punch"))
+		return -1;
+	if (p->puncher->error)
+		fail(p, "the puncher's fallocate(PUNCH_HOLE)", p->puncher->error);
+	judge_round(p, n, t_m1, wk);
+	p->rounds = n;
+	if (reset_new(p))
+		return -1;
+	return p->error[0] ? -1 : 0;
+}
+
+static const char *has_enough(const struct mr_priv *p, uint64_t n)
+{
+	const struct mmt_run *run = p->run;
+	const uint64_t target = run->opt[OPT_TARGET_RACED];
+
+	if (run->iterations && n >= run->iterations)
+		return "--iterations";
+	if (target)
+		return p->raced >= target ? "--target-raced" : NULL;
+	if (!run->duration_defaulted)
+		return NULL;
+	if (run->variant->injected)
+		return n >= MR_INJECT_ROUNDS ? "rounds" : NULL;
+	if (p->outcomes[OUT_LOST])
+		return "first lost write";
+	return p->raced >= MR_TARGET_RACED ? "rounds raced" : NULL;
+}
+
+void mr_mover(struct mr_priv *p, struct mmt_worker *wk)
+{
+	p->start_ns = mmt_now_ns();
+	mmt_worker_at(wk, "mapping, moving, waiting for the others, judging");
+	for (uint64_t n = 1; !mmt_should_stop(); n++) {
+		const char *enough;
+
+		if (round_once(p, n, wk))
+			break;
+		enough = has_enough(p, n);
+		if (enough) {
+			p->ended_by = enough;
+			mmt_request_stop();
+		}
+	}
+	WRITE_ONCE(p->ctl->stop, 1);
+	wk->ops = p->rounds;
+}
+
+/* ---- puncher ------------------------------------------------------------- */
+
+/* Its pause between looks: on the mover's CPU it sleeps, so that its
+ * timer's wake-up preempts the mover inside mremap() (which reschedules
+ * between page tables); on a CPU of its own it spins, then yields. */
+static void pause_puncher(const struct mr_priv *p, unsigned spins)
+{
+	static const struct timespec nap = { 0, MR_NAP_NS };
+
+	if (p->puncher_threaded)
+		nanosleep(&nap, NULL);
+	else if (spins > 16)
+		sched_yield();
+	else
+		cpu_relax();
+}
+
+/* Until round n's mremap() began (or the run stops), bounded. */
+static bool await_moving(const struct mr_priv *p, uint64_t n)
+{
+	const uint64_t t0 = mmt_now_ns();
+
+	for (unsigned spins = 0; smp_load_acquire(&p->ctl->moving) < n; spins++) {
+		if (READ_ONCE(p->ctl->stop) || mmt_now_ns() - t0 > MR_IDLE_WAIT_NS)
+			return false;
+		pause_puncher(p, spins);
+	}
+	return true;
+}
+
+/* Until the moment to punch: MR_PUNCH_AT of the mean call into it, the
+ * call's return, or (punch-after-move) its return only; bounded. */
+static void await_moment(const struct mr_priv *p, uint64_t n)
+{
+	const bool after = p->variant == V_PUNCH_AFTER_MOVE;
+	const uint64_t at = READ_ONCE(p->ctl->t_m0) + (uint64_t)(MR_PUNCH_AT * (double)READ_ONCE(p->ctl->mean_move_ns));
+	const uint64_t t0 = mmt_now_ns();
+
+	for (unsigned spins = 0; smp_load_acquire(&p->ctl->moved) < n; spins++) {
+		const uint64_t now = mmt_now_ns();
+
+		if ((!after && now >= at) || now - t0 > MR_WAIT_NS)
+			return;
+		pause_puncher(p, spins);
+	}
+}
+
+void mr_puncher_main(struct mr_priv *p)
+{
+	struct mr_puncher *u = p->puncher;
+
+	for (uint64_t n = 1;; n++) {
+		int r;
+
+		if (!await_moving(p, n)) {
+			WRITE_ONCE(u->stuck, !READ_ONCE(p->ctl->stop));
+			return;
+		}
+		await_moment(p, n);
+		u->t_p0 = mmt_now_ns();
+		r = fallocate(p->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, (off_t)p->psz);
+		u->t_p1 = mmt_now_ns();
+		if (r && !u->error)
+			u->error = errno;
+		u->cpu = sched_getcpu();
+		u->calls++;
+		smp_store_release(&u->punched, n);
+	}
+}
+
+void *mr_puncher_thread(void *arg)
+{
+	mr_puncher_main(arg);
+	return NULL;
+}
+
+/* ---- writer -------------------------------------------------------------- */
+
+/*
+ * Round n: word after word of the target through the old address until
+ * the punch returned, then MR_AFTER_STORES more (broken-lost: to a page of
+ * its own instead), the first of them published with the acknowledgement.
+ */
+static bool store_round(struct mr_priv *p, struct mr_writer *w, uint64_t n)
+{
+	volatile uint64_t *t = (volatile uint64_t *)p->old_at;
+	volatile uint64_t *after = p->variant == V_BROKEN_LOST ? (volatile uint64_t *)p->shadow : t;
+	const uint64_t c0 = mmt_cycles();
+	uint64_t seq = w->seq, before = seq;
+
+	++seq;
+	t[seq % MR_RING_WORDS] = mr_tag(seq);
+	smp_store_release(&w->armed, n);
+	while (smp_load_acquire(&p->puncher->punched) < n) {
+		++seq;
+		t[seq % MR_RING_WORDS] = mr_tag(seq);
+		if (!(seq & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > w->bound_cycles))
+			return false;
+	}
+	w->first_after = seq + 1;
+	for (unsigned k = 0; k < MR_AFTER_STORES; k++) {
+		++seq;
+		after[seq % MR_RING_WORDS] = mr_tag(seq);
+	}
+	smp_mb();
+	w->injected += after != t ? MR_AFTER_STORES : 0;
+	w->stores += seq - before;
+	w->seq = seq;
+	w->cpu = sched_getcpu();
+	smp_store_release(&w->acked, n);
+	return true;
+}
+
+void mr_writer_main(struct mr_priv *p)
+{
+	struct mr_writer *w = p->writer;
+
+	w->cpu = -1;
+	for (uint64_t n = 1;; n++) {
+		const enum mmt_wait r = mmt_wait_at_least(&p->ctl->round, n, &p->ctl->stop, MR_IDLE_WAIT_NS);
+
+		if (r == MMT_WAIT_TIMED_OUT)
+			WRITE_ONCE(w->stuck, true);
+		if (r != MMT_WAITED)
+			return;
+		if (!store_round(p, w, n)) {
+			WRITE_ONCE(w->stuck, !READ_ONCE(p->ctl->stop));
+			return;
+		}
+	}
+}
