@@ -324,9 +324,9 @@ SCENARIOS = {
         "evidence": mremap_evidence, "checks": mremap_checks,
         "control_sound": lambda x, arm: not x["lost"],
         "columns": ("rounds", "raced", "punched_late"),
-        "legend": "rounds = a mremap() of the memfd mapping, a punch of its first page, the writer's stores after it;"
-                  " raced = those whose punch ran inside the mremap() call; punched_late = those whose punch came"
-                  " after the call returned",
+        "legend": "rounds = a mremap() of the memfd mapping, a punch of its first page, the reader's reads after it;"
+                  " raced = those whose punch returned inside the mremap() call; punched_late = those whose punch"
+                  " returned after it",
     },
 }
 

@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mremap's actors, per round n:
- *   mover    maps the memfd at the old place, every page present,
- *            publishes round n, waits for the writer's first store, then
- *            mremap(MREMAP_FIXED | MREMAP_DONTUNMAP) of the whole mapping
- *            to the new place; once the others are done, judges the
- *            writer's last stores through the new mapping
+ *   mover    writes the round's value to the target (the memfd's first
+ *            page) with pwrite(), maps the memfd at the old place, every
+ *            page present and clean (read in), publishes round n, waits
+ *            for the reader to read the value, then mremap(MREMAP_FIXED |
+ *            MREMAP_DONTUNMAP) of the whole mapping to the new place; once
+ *            the others are done, judges the reader's reads
  *   puncher  a little into the mremap() call (past the first page
  *            table's move: the target is the first page), punches the
  *            target page out of the memfd (fallocate PUNCH_HOLE) and
  *            publishes its return
- *   writer   stores to the target through the OLD address, word after
- *            word, until the punch returned, then MR_AFTER_STORES more:
- *            stores made after the page was punched, each of which must
- *            be in the file (the old mapping stays, DONTUNMAP: a store
- *            there faults the file's new page in)
- * Nothing in the writer enters the kernel between its first store and its
+ *   reader   reads the target through the OLD address until the punch
+ *            returned, then MR_AFTER_READS more: reads made after the page
+ *            left the file, each of which must read the hole's 0 (the old
+ *            mapping stays, DONTUNMAP: a read there faults the file's new
+ *            page in)
+ * Nothing in the reader enters the kernel between its first read and its
  * last (a system call may switch page tables and flush the entry the race
  * needs): its bound is in cycles.
  */
@@ -25,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,8 +35,8 @@
 #include "clock.h"
 #include "mremap.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22	/* Linux 5.14 */
 #endif
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4	/* Linux 5.7; shared mappings since 5.13 */
@@ -54,24 +56,35 @@ static bool wait_for(struct mr_priv *p, const uint64_t *x, uint64_t v, const cha
 
 /* ---- mover --------------------------------------------------------------- */
 
-/* The memfd at the old place again (over what DONTUNMAP left there), every
- * page present: the target's page cache page is a new one after a punch. */
-int mr_map_old(struct mr_priv *p)
+/*
+ * Round n's value in the file's first page (pwrite(): a new page after a
+ * punch), then the memfd at the old place again (over what DONTUNMAP left
+ * there), every page present and its PTE clean: read in, never stored
+ * through.  A clean PTE is the case the kernel before eb66ae030829 left
+ * for one flush after the whole move (a dirty one it flushed at once).
+ */
+int mr_map_old(struct mr_priv *p, uint64_t n)
 {
-	if (mmap(p->old_at, p->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->memfd, 0) == MAP_FAILED) {
+	const uint64_t v = mr_tag(n);
+
+	if (pwrite(p->memfd, &v, sizeof(v), 0) != (ssize_t)sizeof(v)) {
+		fail(p, "pwrite of the round's value to the memfd", errno);
+		return -1;
+	}
+	if (mmap(p->old_at, p->len, PROT_READ, MAP_SHARED | MAP_FIXED, p->memfd, 0) == MAP_FAILED) {
 		fail(p, "mmap of the memfd at the old place", errno);
 		return -1;
 	}
 	madvise(p->old_at, p->len, MADV_NOHUGEPAGE);
-	if (p->populate_write) {
-		if (madvise(p->old_at, p->len, MADV_POPULATE_WRITE)) {
-			fail(p, "madvise(MADV_POPULATE_WRITE)", errno);
+	if (p->populate_read) {
+		if (madvise(p->old_at, p->len, MADV_POPULATE_READ)) {
+			fail(p, "madvise(MADV_POPULATE_READ)", errno);
 			return -1;
 		}
 		return 0;
 	}
 	for (size_t off = 0; off < p->len; off += p->psz)
-		WRITE_ONCE(p->old_at[off + p->psz - 1], 1);
+		(void)READ_ONCE(p->old_at[off]);
 	return 0;
 }
 
@@ -86,52 +99,40 @@ static int reset_new(struct mr_priv *p)
 	return 0;
 }
 
-static void note_witness(struct mr_priv *p, const struct mr_witness *x, struct mmt_worker *wk)
-{
-	if (p->nr_first < MR_MAX_FIRST)
-		p->first[p->nr_first++] = *x;
-	if (!p->first_lost_ns) {
-		p->first_lost_ns = mmt_now_ns();
-		p->first_lost_round = x->round;
-		p->raced_at_first = p->raced;
-		mmt_witness_first(wk, x->round);
-	}
-}
-
 /*
- * Round n, every actor done: each of the writer's stores after the punch
- * returned must be in the file (read through the new mapping).  A kernel
- * that flushed the old address's TLB entries before the page table lock
- * it moved them under was dropped made the writer fault, and the fault
- * brought the file's new page in.  The round raced (the premise of
- * eb66ae030829) when the punch ran wholly inside the mremap() call, past
- * its start: the target's PTE had moved, the punch unmapped it at the new
+ * Round n, every actor done: each of the reader's reads after the punch
+ * returned must read 0, the hole's.  A kernel that flushed the old
+ * address's TLB entries before dropping the page table lock it moved them
+ * under made the reader fault, and the fault found the hole.  The round
+ * raced (the premise of eb66ae030829) when the punch ran wholly inside the
+ * mremap() call, past its start, from the second round on (the first
+ * punches after the call: the puncher has no call length to aim with
+ * yet): the target's PTE had moved, the punch unmapped it at the new
  * address and freed the page while the old address's flush was still due.
  */
 static void judge_round(struct mr_priv *p, uint64_t n, uint64_t t_m1, struct mmt_worker *wk)
 {
 	const struct mr_puncher *u = p->puncher;
-	const struct mr_writer *w = p->writer;
-	const uint64_t *file = (const uint64_t *)p->new_at;
-	struct mr_witness x = { .round = n, .writer_cpu = w->cpu, .mover_cpu = p->mover_cpu, .puncher_cpu = u->cpu };
+	const struct mr_reader *r = p->reader;
+	struct mr_witness x = { .round = n, .reads = r->round_stale, .file_value = mr_tag(n), .found = r->first_value,
+				.reader_cpu = r->cpu, .mover_cpu = p->mover_cpu, .puncher_cpu = u->cpu };
 
-	if (u->t_p0 <= p->ctl->t_m0)
-		p->punched_early++;
-	else if (u->t_p1 >= t_m1)
+	if (u->t_p1 >= t_m1)
 		p->punched_late++;
 	else
 		x.raced = true;
 	p->raced += x.raced;
-	for (uint64_t s = w->first_after; s < w->first_after + MR_AFTER_STORES; s++) {
-		x.word = s % MR_RING_WORDS;
-		x.stored = mr_tag(s);
-		x.found = READ_ONCE(file[x.word]);
-		if (likely(x.found == x.stored)) {
-			p->outcomes[OUT_KEPT]++;
-			continue;
-		}
-		p->outcomes[OUT_LOST]++;
-		note_witness(p, &x, wk);
+	p->outcomes[OUT_FRESH] += MR_AFTER_READS - r->round_stale;
+	if (likely(!r->round_stale))
+		return;
+	p->outcomes[OUT_STALE] += r->round_stale;
+	if (p->nr_first < MR_MAX_FIRST)
+		p->first[p->nr_first++] = x;
+	if (!p->first_stale_ns) {
+		p->first_stale_ns = mmt_now_ns();
+		p->first_stale_round = n;
+		p->raced_at_first = p->raced;
+		mmt_witness_first(wk, n);
 	}
 }
 
@@ -141,10 +142,10 @@ static int round_once(struct mr_priv *p, uint64_t n, struct mmt_worker *wk)
 	void *r;
 	int cpu, err;
 
-	if (mr_map_old(p))
+	if (mr_map_old(p, n))
 		return -1;
 	smp_store_release(&p->ctl->round, n);
-	if (!wait_for(p, &p->writer->armed, n, "the writer's first store to the target"))
+	if (!wait_for(p, &p->reader->armed, n, "the reader's first read of the round's value"))
 		return -1;
 	cpu = sched_getcpu();
 	t_m0 = mmt_now_ns();
@@ -162,7 +163,7 @@ static int round_once(struct mr_priv *p, uint64_t n, struct mmt_worker *wk)
 	p->move_ns_sum += t_m1 - t_m0;
 	WRITE_ONCE(p->ctl->mean_move_ns, p->move_ns_sum / n);
 	if (!wait_for(p, &p->puncher->punched, n, "the puncher's fallocate()") ||
-	    !wait_for(p, &p->writer->acked, n, "the writer's stores after the punch"))
+	    !wait_for(p, &p->reader->acked, n, "the reader's reads after the punch"))
 		return -1;
 	if (p->puncher->error)
 		fail(p, "the puncher's fallocate(PUNCH_HOLE)", p->puncher->error);
@@ -186,8 +187,8 @@ static const char *has_enough(const struct mr_priv *p, uint64_t n)
 		return NULL;
 	if (run->variant->injected)
 		return n >= MR_INJECT_ROUNDS ? "rounds" : NULL;
-	if (p->outcomes[OUT_LOST])
-		return "first lost write";
+	if (p->outcomes[OUT_STALE])
+		return "first stale read";
 	return p->raced >= MR_TARGET_RACED ? "rounds raced" : NULL;
 }
 
@@ -241,10 +242,11 @@ static bool await_moving(const struct mr_priv *p, uint64_t n)
 }
 
 /* Until the moment to punch: MR_PUNCH_AT of the mean call into it, the
- * call's return, or (punch-after-move) its return only; bounded. */
+ * call's return, or (punch-after-move, and the first round, with no mean
+ * yet) its return only; bounded. */
 static void await_moment(const struct mr_priv *p, uint64_t n)
 {
-	const bool after = p->variant == V_PUNCH_AFTER_MOVE;
+	const bool after = p->variant == V_PUNCH_AFTER_MOVE || !READ_ONCE(p->ctl->mean_move_ns);
 	const uint64_t at = READ_ONCE(p->ctl->t_m0) + (uint64_t)(MR_PUNCH_AT * (double)READ_ONCE(p->ctl->mean_move_ns));
 	const uint64_t t0 = mmt_now_ns();
 
@@ -282,61 +284,72 @@ void mr_puncher_main(struct mr_priv *p)
 
 void *mr_puncher_thread(void *arg)
 {
+	/* Its 20 us naps must not take the default 50 us of timer slack. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	mr_puncher_main(arg);
 	return NULL;
 }
 
-/* ---- writer -------------------------------------------------------------- */
+/* ---- reader -------------------------------------------------------------- */
 
 /*
- * Round n: word after word of the target through the old address until
- * the punch returned, then MR_AFTER_STORES more (broken-lost: to a page of
- * its own instead), the first of them published with the acknowledgement.
+ * Round n: reads the target through the old address (its TLB entry in use
+ * on this CPU) until it reads the round's value, publishes that, reads on
+ * until the punch returned, then MR_AFTER_READS more (broken-stale: from a
+ * page of its own holding the old value instead), counting those that did
+ * not read the hole's 0.
  */
-static bool store_round(struct mr_priv *p, struct mr_writer *w, uint64_t n)
+static bool read_round(struct mr_priv *p, struct mr_reader *r, uint64_t n)
 {
-	volatile uint64_t *t = (volatile uint64_t *)p->old_at;
-	volatile uint64_t *after = p->variant == V_BROKEN_LOST ? (volatile uint64_t *)p->shadow : t;
-	const uint64_t c0 = mmt_cycles();
-	uint64_t seq = w->seq, before = seq;
+	const volatile uint64_t *t = (const volatile uint64_t *)p->old_at;
+	const volatile uint64_t *after = p->variant == V_BROKEN_STALE ? (const volatile uint64_t *)p->shadow : t;
+	const uint64_t v = mr_tag(n), c0 = mmt_cycles();
+	uint64_t reads = 0, stale = 0, first = 0;
 
-	++seq;
-	t[seq % MR_RING_WORDS] = mr_tag(seq);
-	smp_store_release(&w->armed, n);
+	while (*t != v) {
+		if (!(++reads & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > r->bound_cycles)) {
+			r->never_saw = !READ_ONCE(p->ctl->stop);
+			return false;
+		}
+	}
+	smp_store_release(&r->armed, n);
 	while (smp_load_acquire(&p->puncher->punched) < n) {
-		++seq;
-		t[seq % MR_RING_WORDS] = mr_tag(seq);
-		if (!(seq & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > w->bound_cycles))
+		(void)*t;
+		if (!(++reads & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > r->bound_cycles))
 			return false;
 	}
-	w->first_after = seq + 1;
-	for (unsigned k = 0; k < MR_AFTER_STORES; k++) {
-		++seq;
-		after[seq % MR_RING_WORDS] = mr_tag(seq);
+	if (p->variant == V_BROKEN_STALE)
+		WRITE_ONCE(*(volatile uint64_t *)p->shadow, v);
+	for (unsigned k = 0; k < MR_AFTER_READS; k++) {
+		const uint64_t x = *after;
+
+		if (x && !stale++)
+			first = x;
 	}
-	smp_mb();
-	w->injected += after != t ? MR_AFTER_STORES : 0;
-	w->stores += seq - before;
-	w->seq = seq;
-	w->cpu = sched_getcpu();
-	smp_store_release(&w->acked, n);
+	r->reads += reads + MR_AFTER_READS;
+	r->stale += stale;
+	r->injected += after != t ? MR_AFTER_READS : 0;
+	r->round_stale = stale;
+	r->first_value = first;
+	r->cpu = sched_getcpu();
+	smp_store_release(&r->acked, n);
 	return true;
 }
 
-void mr_writer_main(struct mr_priv *p)
+void mr_reader_main(struct mr_priv *p)
 {
-	struct mr_writer *w = p->writer;
+	struct mr_reader *r = p->reader;
 
-	w->cpu = -1;
+	r->cpu = -1;
 	for (uint64_t n = 1;; n++) {
-		const enum mmt_wait r = mmt_wait_at_least(&p->ctl->round, n, &p->ctl->stop, MR_IDLE_WAIT_NS);
+		const enum mmt_wait w = mmt_wait_at_least(&p->ctl->round, n, &p->ctl->stop, MR_IDLE_WAIT_NS);
 
-		if (r == MMT_WAIT_TIMED_OUT)
-			WRITE_ONCE(w->stuck, true);
-		if (r != MMT_WAITED)
+		if (w == MMT_WAIT_TIMED_OUT)
+			WRITE_ONCE(r->stuck, true);
+		if (w != MMT_WAITED)
 			return;
-		if (!store_round(p, w, n)) {
-			WRITE_ONCE(w->stuck, !READ_ONCE(p->ctl->stop));
+		if (!read_round(p, r, n)) {
+			WRITE_ONCE(r->stuck, !READ_ONCE(p->ctl->stop) && !r->never_saw);
 			return;
 		}
 	}

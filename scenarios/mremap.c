@@ -1,33 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mremap: stores through an address mremap() moved away, into a page
- * already freed.  Moving a mapping moves its PTEs one page table at a
- * time; kernel commit eb66ae030829 (CVE-2018-18281) made move_ptes() flush
- * the old addresses' TLB entries before it drops the page table lock.
- * Before it the flush came once, after every page table had moved: in
+ * mremap: reads through an address mremap() moved away, of a page already
+ * freed.  Moving a mapping moves its PTEs one page table at a time; kernel
+ * commit eb66ae030829 (CVE-2018-18281) made move_ptes() flush the old
+ * addresses' TLB entries before it drops the page table lock.  Before it,
+ * a clean PTE's flush came once, after every page table had moved: in
  * between, a file's page could be truncated or punched out through its new
  * address and freed while another CPU still reached it through the old one
- * (a use after free: the freed frame read and written by that CPU).
+ * (a use after free: the freed frame read by that CPU).
  *
- * Actors (mremap-actors.c): worker 0 is the mover, worker 1 the writer,
+ * Actors (mremap-actors.c): worker 0 is the mover, worker 1 the reader,
  * worker 2 the puncher; with two workers the puncher is a thread on the
- * mover's CPU, never the writer's.  A round: a memfd mapped at the old
- * place, every page present, the writer storing through the old address
- * to the first page (the target); the mover's mremap(MREMAP_FIXED |
- * MREMAP_DONTUNMAP) to the new place, two 2 MiB offsets that differ by a
- * page so that the kernel moves PTEs, not whole page tables; the puncher's
- * fallocate(PUNCH_HOLE) of the target a little into the call; then 64 more
- * stores of the writer, after the punch returned, through the old address
- * (DONTUNMAP keeps the old mapping: a store there faults the file's new
- * page in).  Each must be in the file afterwards: a lost_write otherwise,
- * a store into the freed frame.
+ * mover's CPU, never the reader's.  A round: the round's value written to
+ * a memfd's first page (the target), the memfd mapped at the old place,
+ * every page read in (clean PTEs), the reader reading the target through
+ * the old address; the mover's mremap(MREMAP_FIXED | MREMAP_DONTUNMAP) to
+ * the new place, two 2 MiB offsets that differ by a page so that the
+ * kernel moves PTEs, not whole page tables; the puncher's
+ * fallocate(PUNCH_HOLE) of the target a little into the call; then 64
+ * more reads of the reader, after the punch returned, through the old
+ * address (DONTUNMAP keeps the old mapping: a read there faults the file's
+ * hole in).  Each must read 0: anything else (the punched page's value, or
+ * whatever the freed frame holds now) is a stale_read.
  *
  * Evidence that can be false: a round raced (rounds_raced) only if the
- * punch began after the mremap() call did and returned before it: the
- * target's page table, the first, had moved, and the old addresses' flush
- * of a kernel without the fix was still due.  The punch-after-move control
- * punches only once the call returned: nothing raced.  A run that found
- * nothing with no raced round is INCONCLUSIVE, saying why.
+ * punch returned before the mremap() call did, from the second round on
+ * (the puncher aims at 30% of the mean call: past the first page table's
+ * move, the target's): the target's PTE had moved and the old addresses'
+ * flush of a kernel without the fix was still due.  The punch-after-move
+ * control punches only once the call returned: no round may race.  A run
+ * that found nothing with no raced round is INCONCLUSIVE, saying why.
  */
 #include <errno.h>
 #include <math.h>
@@ -42,8 +44,8 @@
 #include "metrics.h"
 #include "mremap.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
 #endif
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4
@@ -51,25 +53,25 @@
 
 const struct mmt_variant mr_variants[NR_VARIANTS] = {
 	[V_PUNCH] = { .name = "punch",
-		.help = "a writer stores through a memfd mapping's old address while mremap() moves it and the target page is punched out of the memfd (fallocate PUNCH_HOLE) through its new one; a store made after the punch returned that is not in the file afterwards is a lost_write (it went into the freed frame). Without --duration it runs until the first lost write or 64 raced rounds (the punch inside the mremap() call), at most 2 minutes. Needs MREMAP_DONTUNMAP of a shared mapping (Linux 5.13)",
+		.help = "a reader reads through a memfd mapping's old address while mremap() moves it and the target page is punched out of the memfd (fallocate PUNCH_HOLE) through its new one; a read made after the punch returned that does not read the hole's 0 is a stale_read (of the freed frame). Without --duration it runs until the first stale read or 64 raced rounds (the punch inside the mremap() call), at most 2 minutes. Needs MREMAP_DONTUNMAP of a shared mapping (Linux 5.13)",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
 		.hunts = "eb66ae030829 mremap: properly flush TLB before releasing the page" },
 	[V_PUNCH_AFTER_MOVE] = { .name = "punch-after-move",
-		.help = "control: as punch, but the punch comes once the mremap() call returned (its flush done): no round may race (the run is ok with none, and says so if one did), no store is lost, even on a kernel without eb66ae030829",
+		.help = "control: as punch, but the punch comes once the mremap() call returned (its flush done): no round may race (the run is ok with none, and says so if one did), no read is stale, even on a kernel without eb66ae030829",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
-	[V_BROKEN_LOST] = { .name = "broken-lost",
-		.help = "fault injection: the writer's stores after the punch go to a page of its own instead of the target; each must be reported as a lost_write, exactly",
+	[V_BROKEN_STALE] = { .name = "broken-stale",
+		.help = "fault injection: the reader's reads after the punch come from a page of its own holding the file's old value instead of the target; each must be reported as a stale_read, exactly",
 		.injected = true, .family = MMT_FAMILY_INJECTED },
 };
 
 static const struct mmt_option options[NR_OPTIONS] = {
 	[OPT_PAGES] = { "pages", "pages of the memfd mapping mremap() moves each round, the target first: the move of the rest is the window",
 		4096, 1024, 65536 },
-	[OPT_TARGET_RACED] = { "target-raced", "stop once this many rounds raced (the punch inside the mremap() call; 0: the duration, or without one 64)",
+	[OPT_TARGET_RACED] = { "target-raced", "stop once this many rounds raced (the punch returned inside the mremap() call; 0: the duration, or without one 64)",
 		0, 0, UINT64_MAX },
 };
 
-static const char *const outcome_names[NR_OUTCOMES] = { "kept", "lost_write" };
+static const char *const outcome_names[NR_OUTCOMES] = { "fresh", "stale_read" };
 
 /* ---- memory -------------------------------------------------------------- */
 
@@ -102,7 +104,7 @@ static int reserve(struct mr_priv *p)
 static const char *probe_dontunmap(const struct mr_priv *p)
 {
 	static char why[160];
-	char *a = mmap(NULL, 2 * p->psz, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd, 0);
+	char *a = mmap(NULL, 2 * p->psz, PROT_READ, MAP_SHARED, p->memfd, 0);
 	void *r;
 
 	if (a == MAP_FAILED) {
@@ -134,13 +136,13 @@ static int mremap_prepare(struct mmt_run *run)
 	p->mover_cpu = -1;
 	p->ctl = mmt_alloc_lines(sizeof(*p->ctl));
 	p->puncher = mmt_alloc_lines(sizeof(*p->puncher));
-	p->writer = mmt_alloc_lines(sizeof(*p->writer));
+	p->reader = mmt_alloc_lines(sizeof(*p->reader));
 	p->memfd = memfd_create("mmtorture-mremap", MFD_CLOEXEC);
-	if (!p->ctl || !p->puncher || !p->writer || p->memfd < 0 || ftruncate(p->memfd, (off_t)p->len) || reserve(p))
+	if (!p->ctl || !p->puncher || !p->reader || p->memfd < 0 || ftruncate(p->memfd, (off_t)p->len) || reserve(p))
 		return -1;
 	p->puncher->cpu = -1;
-	p->writer->bound_cycles = (uint64_t)((double)MR_IDLE_WAIT_NS * (run->cycles_per_ns > 0 ? run->cycles_per_ns : 1));
-	if (p->variant == V_BROKEN_LOST) {
+	p->reader->bound_cycles = (uint64_t)((double)MR_IDLE_WAIT_NS * (run->cycles_per_ns > 0 ? run->cycles_per_ns : 1));
+	if (p->variant == V_BROKEN_STALE) {
 		p->shadow = mmap(NULL, p->psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p->shadow == MAP_FAILED) {
 			p->shadow = NULL;
@@ -152,9 +154,11 @@ static int mremap_prepare(struct mmt_run *run)
 		mmt_run_skip(run, "%s", why);
 		return 0;
 	}
-	/* MADV_POPULATE_WRITE (5.14) or a store per page: either works. */
-	if (mmap(p->old_at, p->psz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->memfd, 0) != MAP_FAILED)
-		p->populate_write = !madvise(p->old_at, p->psz, MADV_POPULATE_WRITE);
+	/* MADV_POPULATE_READ (5.14) or a read per page: either works. */
+	if (mmap(p->old_at, p->psz, PROT_READ, MAP_SHARED | MAP_FIXED, p->memfd, 0) != MAP_FAILED) {
+		madvise(p->old_at, p->psz, MADV_NOHUGEPAGE);
+		p->populate_read = !madvise(p->old_at, p->psz, MADV_POPULATE_READ);
+	}
 	p->puncher_threaded = run->nr_workers < 3;
 	mmt_mutant_snapshot(&p->mutant_before);
 	return 0;
@@ -186,10 +190,10 @@ static void mremap_worker(struct mmt_worker *w)
 	if (w->id == 0) {
 		mover(p, w);
 	} else if (w->id == 1) {
-		w->role = "writer";
-		mmt_worker_at(w, "storing through the old address");
-		mr_writer_main(p);
-		w->ops = p->writer->stores;
+		w->role = "reader";
+		mmt_worker_at(w, "reading through the old address");
+		mr_reader_main(p);
+		w->ops = p->reader->reads;
 	} else {
 		w->role = "puncher";
 		mmt_worker_at(w, "punching the target");
@@ -202,10 +206,10 @@ static void mremap_worker(struct mmt_worker *w)
 
 static const struct mmt_field witness_fields[] = {
 	MMT_FIELD(struct mr_witness, round, MMT_F_COUNT),
-	MMT_FIELD(struct mr_witness, word, MMT_F_COUNT),
-	MMT_FIELD(struct mr_witness, stored, MMT_F_HEX),
+	MMT_FIELD(struct mr_witness, reads, MMT_F_COUNT),
+	MMT_FIELD(struct mr_witness, file_value, MMT_F_HEX),
 	MMT_FIELD(struct mr_witness, found, MMT_F_HEX),
-	MMT_FIELD(struct mr_witness, writer_cpu, MMT_F_INT),
+	MMT_FIELD(struct mr_witness, reader_cpu, MMT_F_INT),
 	MMT_FIELD(struct mr_witness, mover_cpu, MMT_F_INT),
 	MMT_FIELD(struct mr_witness, puncher_cpu, MMT_F_INT),
 	MMT_FIELD(struct mr_witness, raced, MMT_F_BOOL),
@@ -226,9 +230,12 @@ static void judge(struct mmt_run *run, const struct mr_priv *p)
 {
 	if (p->error[0])
 		inconclusive(run, "%s", p->error);
-	else if (p->writer->stuck || p->puncher->stuck)
+	else if (p->reader->never_saw)
+		inconclusive(run, "the reader never read round %llu's value through the old address",
+			     (unsigned long long)p->rounds + 1);
+	else if (p->reader->stuck || p->puncher->stuck)
 		inconclusive(run, "the %s waited more than %llu s for the next round",
-			     p->writer->stuck ? "writer" : "puncher", (unsigned long long)(MR_IDLE_WAIT_NS / 1000000000ull));
+			     p->reader->stuck ? "reader" : "puncher", (unsigned long long)(MR_IDLE_WAIT_NS / 1000000000ull));
 	else if (p->wait_timeouts)
 		inconclusive(run, "the mover gave up waiting for %s", p->wait_timeout_what);
 	else if (!p->rounds)
@@ -241,9 +248,8 @@ static void judge(struct mmt_run *run, const struct mr_priv *p)
 	else if (p->variant == V_PUNCH_AFTER_MOVE)
 		return;
 	else if (!p->raced)
-		inconclusive(run, "no round raced: no punch ran inside the mremap() call (%llu rounds: %llu punched after it returned, %llu before it began)",
-			     (unsigned long long)p->rounds, (unsigned long long)p->punched_late,
-			     (unsigned long long)p->punched_early);
+		inconclusive(run, "no round raced: no punch returned inside the mremap() call (%llu rounds, %llu punched after it returned, the first always)",
+			     (unsigned long long)p->rounds, (unsigned long long)p->punched_late);
 }
 
 static void round_metrics(struct mmt_run *run, const struct mr_priv *p)
@@ -251,27 +257,26 @@ static void round_metrics(struct mmt_run *run, const struct mr_priv *p)
 	mmt_put_count(run, "pages", p->pages);
 	mmt_put_count(run, "page_size", p->psz);
 	mmt_put_text(run, "line_up", p->puncher_threaded ? "the puncher shares the mover's CPU" : "each actor on its own CPU");
-	mmt_put_text(run, "populate", p->populate_write ? "MADV_POPULATE_WRITE" : "a store per page");
+	mmt_put_text(run, "populate", p->populate_read ? "MADV_POPULATE_READ" : "a read per page");
 	mmt_put_count(run, "rounds", p->rounds);
 	mmt_put_count(run, "rounds_raced", p->raced);
 	mmt_put_count(run, "rounds_punched_late", p->punched_late);
-	mmt_put_count(run, "rounds_punched_early", p->punched_early);
 	mmt_put_real(run, "move_mean_us", p->rounds ? (double)p->move_ns_sum / (double)p->rounds / 1000 : NAN);
-	mmt_put_count(run, "writer_stores", p->writer->stores);
-	mmt_put_count(run, "stores_judged", p->outcomes[OUT_KEPT] + p->outcomes[OUT_LOST]);
+	mmt_put_count(run, "reader_reads", p->reader->reads);
+	mmt_put_count(run, "reads_judged", p->outcomes[OUT_FRESH] + p->outcomes[OUT_STALE]);
 }
 
 static void finding_metrics(struct mmt_run *run, const struct mr_priv *p)
 {
-	mmt_put_count(run, "lost_writes", p->outcomes[OUT_LOST]);
-	mmt_put_count(run, "injected_lost_stores", p->variant == V_BROKEN_LOST ? p->writer->injected : MMT_NONE);
-	mmt_put_list(run, "first_lost", p->first, p->nr_first);
-	mmt_put_real(run, "time_to_first_lost_ms",
-		     p->first_lost_ns ? (double)(p->first_lost_ns - p->start_ns) / 1e6 : NAN);
-	mmt_put_count(run, "rounds_to_first_lost", p->first_lost_ns ? p->first_lost_round : MMT_NONE);
-	mmt_put_count(run, "raced_to_first_lost", p->first_lost_ns ? p->raced_at_first : MMT_NONE);
+	mmt_put_count(run, "stale_reads", p->outcomes[OUT_STALE]);
+	mmt_put_count(run, "injected_stale_reads", p->variant == V_BROKEN_STALE ? p->reader->injected : MMT_NONE);
+	mmt_put_list(run, "first_stale", p->first, p->nr_first);
+	mmt_put_real(run, "time_to_first_stale_ms",
+		     p->first_stale_ns ? (double)(p->first_stale_ns - p->start_ns) / 1e6 : NAN);
+	mmt_put_count(run, "rounds_to_first_stale", p->first_stale_ns ? p->first_stale_round : MMT_NONE);
+	mmt_put_count(run, "raced_to_first_stale", p->first_stale_ns ? p->raced_at_first : MMT_NONE);
 	mmt_put_text(run, "ended_by", p->ended_by ? p->ended_by : "duration");
-	mmt_put_count(run, "writer_stuck", p->writer->stuck);
+	mmt_put_count(run, "reader_stuck", p->reader->stuck);
 	mmt_put_count(run, "puncher_stuck", p->puncher->stuck);
 	mmt_put_count(run, "wait_timeouts", p->wait_timeouts);
 	mmt_put_text(run, "wait_timeout", p->wait_timeouts ? p->wait_timeout_what : NULL);
@@ -289,7 +294,7 @@ static void mremap_verify(struct mmt_run *run)
 	mmt_mutant_snapshot(&p->mutant_after);
 	mmt_mutant_delta(&p->mutant_before, &p->mutant_after);
 	mmt_put_object(run, "mutant", p->mutant_after.present ? &p->mutant_after : NULL);
-	if (!p->outcomes[OUT_LOST])
+	if (!p->outcomes[OUT_STALE])
 		judge(run, p);
 }
 
@@ -305,7 +310,7 @@ static void mremap_cleanup(struct mmt_run *run)
 		close(p->memfd);
 	free(p->ctl);
 	free(p->puncher);
-	free(p->writer);
+	free(p->reader);
 	free(p);
 	run->priv = NULL;
 }
@@ -316,30 +321,30 @@ static const struct mmt_metric metrics[] = {
 	{ "line_up", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
 	  "where the actors ran: each on its own CPU, or the puncher on the mover's (two workers)", NULL },
 	{ "populate", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
-	  "how the pages are made present each round: MADV_POPULATE_WRITE, or a store per page", NULL },
-	MMT_COUNT_ROW("rounds", "rounds", "rounds made: map, move, punch, the writer's stores after the punch"),
+	  "how the pages are made present (clean) each round: MADV_POPULATE_READ, or a read per page", NULL },
+	MMT_COUNT_ROW("rounds", "rounds", "rounds made: write the value, map, move, punch, the reader's reads after it"),
 	MMT_COUNT_ROW("rounds_raced", "rounds",
-	      "rounds whose punch began after the mremap() call did and returned before it: the race's premise"),
-	MMT_COUNT_ROW("rounds_punched_late", "rounds", "rounds whose punch returned after the mremap() call: cannot race"),
-	MMT_COUNT_ROW("rounds_punched_early", "rounds", "rounds whose punch began before the mremap() call: cannot race"),
+	      "rounds whose punch returned inside the mremap() call (from the second round on): the race's premise"),
+	MMT_COUNT_ROW("rounds_punched_late", "rounds", "rounds whose punch returned after the mremap() call (the first, the control's): cannot race"),
 	{ "move_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean mremap() of the mapping", NULL },
-	MMT_COUNT_ROW("writer_stores", "stores", "the writer's stores through the old address"),
-	MMT_COUNT_ROW("stores_judged", "stores", "the writer's stores after a punch returned, each looked for in the file"),
-	MMT_COUNT_ROW("lost_writes", "stores", "stores after the punch returned that the file did not hold: the finding"),
-	MMT_MAYBE_ROW("injected_lost_stores", MMT_METRIC_COUNT, "stores",
-	      "broken-lost: the stores after the punch made to the writer's own page; null otherwise"),
-	{ "first_lost", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
-	  "the first lost writes: round, word, value stored and found, CPUs, whether the round raced", &witness_shape },
-	MMT_MAYBE_ROW("time_to_first_lost_ms", MMT_METRIC_REAL, "ms", "run start to the first lost write; null without one"),
-	MMT_MAYBE_ROW("rounds_to_first_lost", MMT_METRIC_COUNT, "rounds", "the round of the first lost write"),
-	MMT_MAYBE_ROW("raced_to_first_lost", MMT_METRIC_COUNT, "rounds", "raced rounds up to the first lost write"),
+	MMT_COUNT_ROW("reader_reads", "reads", "the reader's reads through the old address"),
+	MMT_COUNT_ROW("reads_judged", "reads", "the reader's reads after a punch returned, each of which must read 0"),
+	MMT_COUNT_ROW("stale_reads", "reads", "reads after the punch returned that did not read the hole's 0: the finding"),
+	MMT_MAYBE_ROW("injected_stale_reads", MMT_METRIC_COUNT, "reads",
+	      "broken-stale: the reads after the punch made from the reader's own page; null otherwise"),
+	{ "first_stale", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
+	  "the first rounds with stale reads: round, how many, the file's value before the punch, the first value read, CPUs, whether the round raced",
+	  &witness_shape },
+	MMT_MAYBE_ROW("time_to_first_stale_ms", MMT_METRIC_REAL, "ms", "run start to the first stale read; null without one"),
+	MMT_MAYBE_ROW("rounds_to_first_stale", MMT_METRIC_COUNT, "rounds", "the round of the first stale read"),
+	MMT_MAYBE_ROW("raced_to_first_stale", MMT_METRIC_COUNT, "rounds", "raced rounds up to the first stale read"),
 	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
-	  "what ended the run: its own rule (first lost write, rounds raced, ...), the duration, or a signal", NULL },
-	MMT_COUNT_ROW("writer_stuck", "threads", "1 when the writer waited past its bound"),
+	  "what ended the run: its own rule (first stale read, rounds raced, ...), the duration, or a signal", NULL },
+	MMT_COUNT_ROW("reader_stuck", "threads", "1 when the reader waited past its bound"),
 	MMT_COUNT_ROW("puncher_stuck", "threads", "1 when the puncher waited past its bound for the next round"),
 	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits of the mover that gave up"),
 	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
-	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "an mmap, mremap, fallocate or thread start failing, and why"),
+	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "an mmap, mremap, pwrite, fallocate or thread start failing, and why"),
 	MMT_SHAPED_ROW("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
 };
 
@@ -352,7 +357,7 @@ static void mremap_words(const json_t *run, char *buf, size_t len)
 	if (!status)
 		return;
 	if (!strcmp(status, "witnessed"))
-		snprintf(buf, len, "lost: no fix");
+		snprintf(buf, len, "stale: no fix");
 	else if (!strcmp(status, "inconclusive"))
 		snprintf(buf, len, "%s", !mmt_metric_int(m, "rounds_raced") ? "no round raced" : "");
 	else if (json_is_true(json_object_get(run, "injected")))
@@ -369,14 +374,14 @@ static void mremap_describe(const json_t *run, char *buf, size_t len)
 	char words[64];
 
 	mremap_words(run, words, sizeof(words));
-	snprintf(buf, len, "%s%sraced %lld of %lld rounds, lost %lld, move %.0fus", words, words[0] ? "; " : "",
-		 mmt_metric_int(m, "rounds_raced"), mmt_metric_int(m, "rounds"), mmt_metric_int(m, "lost_writes"),
+	snprintf(buf, len, "%s%sraced %lld of %lld rounds, stale %lld, move %.0fus", words, words[0] ? "; " : "",
+		 mmt_metric_int(m, "rounds_raced"), mmt_metric_int(m, "rounds"), mmt_metric_int(m, "stale_reads"),
 		 json_number_value(json_object_get(m, "move_mean_us")));
 }
 
 static const struct mmt_scenario mremap_scenario = {
 	.name = "mremap",
-	.help = "mremap() of a memfd mapping while its first page is punched out through the new address and a writer on another CPU stores through the old one, every store after the punch checked in the file: stores into a freed frame through a TLB entry the move left behind caught, the race proven run",
+	.help = "mremap() of a memfd mapping while its first page is punched out through the new address and a reader on another CPU reads through the old one, every read after the punch checked: reads of a freed frame through a TLB entry the move left behind caught, the race proven run",
 	MMT_TABLE(variants, mr_variants),
 	MMT_TABLE(options, options),
 	.min_threads = 2,

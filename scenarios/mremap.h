@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mremap internals, shared by its actors: the descriptor, memory and the
- * record (mremap.c), the mover, the puncher and the writer
+ * record (mremap.c), the mover, the puncher and the reader
  * (mremap-actors.c).
  */
 #ifndef MMT_MREMAP_H
@@ -15,14 +15,14 @@
 #include "mutant.h"
 #include "scenario.h"
 
-enum mr_variant { V_PUNCH, V_PUNCH_AFTER_MOVE, V_BROKEN_LOST, NR_VARIANTS };
+enum mr_variant { V_PUNCH, V_PUNCH_AFTER_MOVE, V_BROKEN_STALE, NR_VARIANTS };
 
 enum { OPT_PAGES, OPT_TARGET_RACED, NR_OPTIONS };
 
-enum { OUT_KEPT, OUT_LOST, NR_OUTCOMES };
+enum { OUT_FRESH, OUT_STALE, NR_OUTCOMES };
 
 /*
- * Without --duration: the run ends at the first lost write or at
+ * Without --duration: the run ends at the first stale read or at
  * MR_TARGET_RACED raced rounds (the punch ran inside the mremap() call, past
  * its start), at most MR_DEFAULT_BOUND_NS in: mmrace's, softdirty's and
  * madvise's rule.
@@ -31,10 +31,8 @@ enum { OUT_KEPT, OUT_LOST, NR_OUTCOMES };
 #define MR_DEFAULT_BOUND_NS 120000000000ull
 #define MR_INJECT_ROUNDS 50
 
-/* The writer's stores after it saw the punch return, each to a word of
- * its own in the target page, each judged. */
-#define MR_AFTER_STORES 64
-#define MR_RING_WORDS 512		/* words of the target page the writer cycles over */
+/* The reader's reads after it saw the punch return, each judged. */
+#define MR_AFTER_READS 64
 
 /* The puncher's delay into the mremap() call, as a fraction of the mean
  * call measured so far: past the first page table's move (the target is
@@ -43,7 +41,7 @@ enum { OUT_KEPT, OUT_LOST, NR_OUTCOMES };
 
 #define MR_NAP_NS 20000			/* the puncher's sleep between looks on a shared CPU */
 #define MR_WAIT_NS 5000000000ull	/* an actor, for another's step */
-#define MR_IDLE_WAIT_NS 20000000000ull	/* the writer or puncher, for the next round */
+#define MR_IDLE_WAIT_NS 20000000000ull	/* the reader or puncher, for the next round */
 
 struct mr_ctl {
 	/* The mover's, per round n. */
@@ -65,21 +63,21 @@ struct mr_puncher {
 	uint64_t punched __mmt_aligned;
 } __mmt_aligned;
 
-struct mr_writer {
-	uint64_t seq, stores, injected;
+struct mr_reader {
+	uint64_t reads, stale, other, injected;
 	uint64_t bound_cycles;
-	bool stuck;
-	/* Published with acked: its first store after it saw the punch
-	 * return (seq), MR_AFTER_STORES of them, consecutive. */
-	uint64_t first_after;
+	bool stuck, never_saw;		/* never_saw: the target never read the round's value */
+	/* Published with acked: its reads after it saw the punch return that
+	 * did not read 0 (the hole), and the first such value. */
+	uint64_t round_stale, first_value;
 	int cpu;
-	uint64_t armed __mmt_aligned;
-	uint64_t acked __mmt_aligned;
+	uint64_t armed __mmt_aligned;	/* n: it read the round's value through the old address */
+	uint64_t acked __mmt_aligned;	/* n: its reads after the punch are done */
 } __mmt_aligned;
 
 struct mr_witness {
-	uint64_t round, word, stored, found;
-	int writer_cpu, mover_cpu, puncher_cpu;
+	uint64_t round, reads, file_value, found;
+	int reader_cpu, mover_cpu, puncher_cpu;
 	bool raced;
 };
 
@@ -90,7 +88,7 @@ struct mr_priv {
 	struct mmt_run *run;
 	struct mr_ctl *ctl;
 	struct mr_puncher *puncher;
-	struct mr_writer *writer;
+	struct mr_reader *reader;
 	size_t psz;
 	unsigned pages;
 	size_t len;
@@ -98,17 +96,17 @@ struct mr_priv {
 	char *reserve;			/* both places, 2 MiB aligned, a guard between */
 	size_t reserve_len;
 	char *old_at, *new_at;		/* new_at is a page past a 2 MiB boundary */
-	char *shadow;			/* broken-lost: the writer's own page */
-	bool populate_write;
+	char *shadow;			/* broken-stale: the reader's own page, holding the file's old value */
+	bool populate_read;
 	pthread_t puncher_thread;
 	bool puncher_threaded;
 	int mover_cpu;
 	/* results */
-	uint64_t rounds, raced, punched_early, punched_late, move_ns_sum;
+	uint64_t rounds, raced, punched_late, move_ns_sum;
 	uint64_t outcomes[NR_OUTCOMES];
 	struct mr_witness first[MR_MAX_FIRST];
 	unsigned nr_first;
-	uint64_t first_lost_ns, first_lost_round, raced_at_first;
+	uint64_t first_stale_ns, first_stale_round, raced_at_first;
 	const char *ended_by;
 	char error[160];
 	uint64_t wait_timeouts;
@@ -123,13 +121,13 @@ extern const struct mmt_variant mr_variants[NR_VARIANTS];
 void mr_mover(struct mr_priv *p, struct mmt_worker *wk);
 void mr_puncher_main(struct mr_priv *p);
 void *mr_puncher_thread(void *arg);
-void mr_writer_main(struct mr_priv *p);
-int mr_map_old(struct mr_priv *p);
+void mr_reader_main(struct mr_priv *p);
+int mr_map_old(struct mr_priv *p, uint64_t n);
 
-/* The writer's value for its store number seq (< 2^56). */
-static inline uint64_t mr_tag(uint64_t seq)
+/* The file's value at the target in round n (< 2^56): never 0, the hole's. */
+static inline uint64_t mr_tag(uint64_t n)
 {
-	return (0x5aull << 56) | (seq & ((1ull << 56) - 1));
+	return (0x5aull << 56) | (n & ((1ull << 56) - 1));
 }
 
 #endif

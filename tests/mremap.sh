@@ -1,9 +1,9 @@
 #!/bin/sh
 # mremap: bad input is exit 2 with nothing written; on this kernel (the
 # fix of eb66ae030829 is in every kernel since 4.20) punch and its control
-# lose no store: punch ok with raced rounds or INCONCLUSIVE saying no round
-# raced, the control ok with none raced; broken-lost reports exactly the
-# stores it injected; the default run ends by its own rule.  The proof
+# read nothing stale: punch ok with raced rounds or INCONCLUSIVE saying no
+# round raced, the control ok with none raced; broken-stale reports
+# exactly the reads it injected; the default run ends by its own rule.  The proof
 # against the real bug is the mutant kernel's (mremap_flush).
 . "${MMT_SRCDIR:-.}/tests/lib.sh"
 
@@ -55,34 +55,34 @@ for i in 0 1; do
 		# The control punches once the call returned: none may race.
 		[ "$status" = ok ] && [ "$raced" -eq 0 ] && [ "$(get "$f" runs.$i.metrics.rounds_punched_late)" -eq "$rounds" ]
 	fi &&
-		[ "$(get "$f" runs.$i.metrics.lost_writes)" -eq 0 ] && [ "$(get "$f" runs.$i.witnesses.count)" -eq 0 ] &&
-		[ "$rounds" -gt 0 ] && [ "$(get "$f" runs.$i.metrics.stores_judged)" -eq $((64 * rounds)) ]
-	ok $? "$v: no lost write on this kernel in $(get "$f" runs.$i.metrics.stores_judged) stores judged, status $status agreeing with $raced raced rounds of $rounds ($(get "$f" runs.$i.reason))"
+		[ "$(get "$f" runs.$i.metrics.stale_reads)" -eq 0 ] && [ "$(get "$f" runs.$i.witnesses.count)" -eq 0 ] &&
+		[ "$rounds" -gt 0 ] && [ "$(get "$f" runs.$i.metrics.reads_judged)" -eq $((64 * rounds)) ]
+	ok $? "$v: no stale read on this kernel in $(get "$f" runs.$i.metrics.reads_judged) reads judged, status $status agreeing with $raced raced rounds of $rounds ($(get "$f" runs.$i.reason))"
 	row=$(printf '%s\n' "$out" | grep "^mremap  *$v ")
 	case $status/$raced in ok/0) words="none raced: kept;" ;; ok/*) words="raced: kept;" ;; *) words="no round raced;" ;; esac
 	printf '%s' "$row" | grep -q "$words"
 	ok $? "$v: the table's row says '$words' for a $status run"
 done
 
-# The injected fault, exactly: every store after the punch made to the
-# writer's own page is one lost_write, nothing else.
+# The injected fault, exactly: every read after the punch made from the
+# reader's own page (the file's old value) is one stale_read, nothing else.
 for i in 1 2 3; do
 	f="$scratch/inject-$i.json"
-	run mremap --variant broken-lost --iterations 20 --output "$f"
-	injected=$(get "$f" runs.0.metrics.injected_lost_stores)
-	lost=$(get "$f" runs.0.witnesses.histogram.lost_write)
+	run mremap --variant broken-stale --iterations 20 --output "$f"
+	injected=$(get "$f" runs.0.metrics.injected_stale_reads)
+	stale=$(get "$f" runs.0.witnesses.histogram.stale_read)
 	[ "$rc" -eq 0 ] && [ "$(get "$f" runs.0.verdict)" = "caught (injected fault)" ] && [ "$injected" -eq $((20 * 64)) ] &&
-		[ "$lost" -eq "$injected" ] && [ "$(get "$f" runs.0.witnesses.count)" -eq "$lost" ] &&
+		[ "$stale" -eq "$injected" ] && [ "$(get "$f" runs.0.witnesses.count)" -eq "$stale" ] &&
 		[ "$(get "$f" runs.0.metrics.rounds)" -eq 20 ]
-	ok $? "broken-lost run $i: each of the $injected stores to the writer's own page reported lost ($lost), nothing else"
+	ok $? "broken-stale run $i: each of the $injected reads from the reader's own page reported stale ($stale), nothing else"
 done
-get "$scratch/inject-1.json" runs.0.metrics.first_lost | grep -q '"round":1,"word":[0-9]*,"stored":"0x5a'
-ok $? "a lost write names its round, word and the value stored"
+get "$scratch/inject-1.json" runs.0.metrics.first_stale | grep -q '"round":1,"reads":64,"file_value":"0x5a00000000000001","found":"0x5a00000000000001"'
+ok $? "a stale read names its round, how many, the file's value and the value read"
 
 # Without --duration: the hunter until 64 rounds raced (injection: 50
 # rounds).
 f="$scratch/default.json"
-run mremap --variant punch,broken-lost --output "$f"
+run mremap --variant punch,broken-stale --output "$f"
 raced=$(get "$f" runs.0.metrics.rounds_raced)
 if [ "$mutant_on" -eq 1 ]; then
 	skip "punch without --duration on a mutant kernel with mremap_flush on: tests/mutant.sh's"
@@ -94,6 +94,6 @@ else
 	ok $? "punch without --duration: ends at 64 rounds raced, conclusive ($raced raced in $(get "$f" runs.0.elapsed_ns) ns)"
 fi
 [ "$(get "$f" runs.1.metrics.ended_by)" = rounds ] && [ "$(get "$f" runs.1.metrics.rounds)" -eq 50 ]
-ok $? "broken-lost without --duration: ends after 50 rounds ($(get "$f" runs.1.metrics.rounds))"
+ok $? "broken-stale without --duration: ends after 50 rounds ($(get "$f" runs.1.metrics.rounds))"
 
 done_testing
