@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "arch/barrier.h"
 #include "clock.h"
@@ -42,6 +43,41 @@ static inline enum mmt_wait mmt_wait_at_least(const uint64_t *x, uint64_t v, con
 		sched_yield();
 	}
 	return MMT_WAITED;
+}
+
+/*
+ * An actor's pause between looks at another's progress.  beside: it shares
+ * the CPU of the actor it waits on, and sleeps nap_ns: its timer's wake-up
+ * preempts that actor inside its system call (a zap or a move reschedules
+ * between page tables), which is the moment to look; a yield would wait
+ * for the other's time slice, longer than its whole call.  Else it spins,
+ * then yields.
+ */
+static inline void mmt_pause_beside(bool beside, unsigned spins, long nap_ns)
+{
+	const struct timespec nap = { 0, nap_ns };
+
+	if (beside)
+		nanosleep(&nap, NULL);
+	else if (spins > 16)
+		sched_yield();
+	else
+		cpu_relax();
+}
+
+/* *x >= v, paced by mmt_pause_beside(); false once *stop is set or
+ * bound_ns passed. */
+static inline bool mmt_wait_beside(const uint64_t *x, uint64_t v, const int *stop, uint64_t bound_ns, bool beside,
+				   long nap_ns)
+{
+	const uint64_t t0 = mmt_now_ns();
+
+	for (unsigned spins = 0; smp_load_acquire(x) < v; spins++) {
+		if (READ_ONCE(*stop) || mmt_now_ns() - t0 > bound_ns)
+			return false;
+		mmt_pause_beside(beside, spins, nap_ns);
+	}
+	return true;
 }
 
 /*

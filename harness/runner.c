@@ -558,6 +558,16 @@ void mmt_run_skip(struct mmt_run *run, const char *fmt, ...)
 	va_end(ap);
 }
 
+void mmt_run_inconclusive(struct mmt_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	run->inconclusive = true;
+	va_start(ap, fmt);
+	vsnprintf(run->inconclusive_reason, sizeof(run->inconclusive_reason), fmt, ap);
+	va_end(ap);
+}
+
 void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		     const sigset_t *stop_signals, struct mmt_run_outcome *out)
 {

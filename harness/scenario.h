@@ -343,6 +343,10 @@ static inline void *mmt_alloc_lines(size_t size)
  * the reason, nothing runs, and alone it is exit 77. */
 void mmt_run_skip(struct mmt_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Called by verify(): the run did not exercise what it exists to test;
+ * it is reported INCONCLUSIVE with the reason, never as a pass. */
+void mmt_run_inconclusive(struct mmt_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Called by a worker that reached the run's iteration target. */
 void mmt_request_stop(void);
 

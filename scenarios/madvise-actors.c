@@ -27,7 +27,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "arch/barrier.h"
@@ -226,39 +225,6 @@ void ma_first_zapper(struct ma_priv *p, struct mmt_worker *wk)
 /* ---- second zapper ------------------------------------------------------- */
 
 /*
- * The second zapper's pause between looks.  On a CPU of its own it spins.
- * On the first zapper's CPU it sleeps: a thread woken by its timer
- * preempts the one running there, and the first zapper's walk gives way
- * inside the zap (zap_pte_range() breaks out on need_resched()), which is
- * the moment to look.  A yield would not do: it waits for the first
- * zapper's time slice to end, longer than its whole call.
- */
-static void pause_second(const struct ma_priv *p, unsigned spins)
-{
-	static const struct timespec nap = { 0, MA_NAP_NS };
-
-	if (p->second_threaded)
-		nanosleep(&nap, NULL);
-	else if (spins > 16)
-		sched_yield();
-	else
-		cpu_relax();
-}
-
-/* Until the first zapper's round n began (or the run stops), bounded. */
-static bool await_zapping(const struct ma_priv *p, uint64_t n)
-{
-	const uint64_t t0 = mmt_now_ns();
-
-	for (unsigned spins = 0; smp_load_acquire(&p->ctl->zapping) < n; spins++) {
-		if (READ_ONCE(p->ctl->stop) || mmt_now_ns() - t0 > MA_IDLE_WAIT_NS)
-			return false;
-		pause_second(p, spins);
-	}
-	return true;
-}
-
-/*
  * Until mincore() reads the target out or the first zapper returned,
  * bounded.  Out while the first zapper's call still ran (zapped read
  * after mincore: it had not returned when mincore looked) is the premise:
@@ -292,7 +258,7 @@ static bool await_cleared(struct ma_priv *p, struct ma_second *s, uint64_t n)
 		}
 		if (mmt_now_ns() - t0 > MA_WAIT_NS)
 			return false;
-		pause_second(p, spins);
+		mmt_pause_beside(p->second_threaded, spins, MA_NAP_NS);
 	}
 }
 
@@ -319,7 +285,7 @@ void ma_second_zapper(struct ma_priv *p)
 	for (uint64_t n = 1;; n++) {
 		int r = 0;
 
-		if (!await_zapping(p, n)) {
+		if (!mmt_wait_beside(&p->ctl->zapping, n, &p->ctl->stop, MA_IDLE_WAIT_NS, p->second_threaded, MA_NAP_NS)) {
 			WRITE_ONCE(s->stuck, !READ_ONCE(p->ctl->stop));
 			return;
 		}

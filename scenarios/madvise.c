@@ -203,33 +203,23 @@ static const struct mmt_field witness_fields[] = {
 };
 static const struct mmt_shape witness_shape = MMT_SHAPE(struct ma_witness, witness_fields);
 
-static void __attribute__((format(printf, 2, 3))) inconclusive(struct mmt_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	run->inconclusive = true;
-	va_start(ap, fmt);
-	vsnprintf(run->inconclusive_reason, sizeof(run->inconclusive_reason), fmt, ap);
-	va_end(ap);
-}
-
 /* A run that found nothing proves nothing unless a round raced. */
 static void judge(struct mmt_run *run, const struct ma_priv *p)
 {
 	if (p->error[0])
-		inconclusive(run, "%s", p->error);
+		mmt_run_inconclusive(run, "%s", p->error);
 	else if (p->writer->stuck || p->second->stuck)
-		inconclusive(run, "the %s waited more than %llu s for the next round",
+		mmt_run_inconclusive(run, "the %s waited more than %llu s for the next round",
 			     p->writer->stuck ? "writer" : "second zapper",
 			     (unsigned long long)(MA_IDLE_WAIT_NS / 1000000000ull));
 	else if (p->wait_timeouts)
-		inconclusive(run, "the first zapper gave up waiting for %s", p->wait_timeout_what);
+		mmt_run_inconclusive(run, "the first zapper gave up waiting for %s", p->wait_timeout_what);
 	else if (!p->rounds)
-		inconclusive(run, "no round was made");
+		mmt_run_inconclusive(run, "no round was made");
 	else if (run->variant->injected)
 		return;
 	else if (!p->raced)
-		inconclusive(run, "no round raced: the second zapper's madvise() and the writer's store did not both come while the first zapper's walk ran (%llu rounds: %llu with the target read out only after the first zapper returned, %llu with the walk ended before the store, %llu void: %llu the second zapper's wait gave up, %llu the target not present before the zap)",
+		mmt_run_inconclusive(run, "no round raced: the second zapper's madvise() and the writer's store did not both come while the first zapper's walk ran (%llu rounds: %llu with the target read out only after the first zapper returned, %llu with the walk ended before the store, %llu void: %llu the second zapper's wait gave up, %llu the target not present before the zap)",
 			     (unsigned long long)p->rounds, (unsigned long long)p->late,
 			     (unsigned long long)p->walk_done,
 			     (unsigned long long)(p->void_rounds + p->not_resident), (unsigned long long)p->void_rounds,

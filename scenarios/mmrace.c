@@ -724,16 +724,6 @@ static void mismatch_report(const struct mmr_mismatch *m, struct mmr_mismatch_re
 	};
 }
 
-static void __attribute__((format(printf, 2, 3))) inconclusive(struct mmt_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	run->inconclusive = true;
-	va_start(ap, fmt);
-	vsnprintf(run->inconclusive_reason, sizeof(run->inconclusive_reason), fmt, ap);
-	va_end(ap);
-}
-
 /* Whose CPU the line-up gave the migrator: "writer", "protector" or NULL. */
 static const char *migrator_shares(const struct mmr_priv *p)
 {
@@ -764,33 +754,33 @@ static void judge(struct mmt_run *run, struct mmr_priv *p, const char *child_dea
 	const struct mmr_ctl *c = p->ctl;
 
 	if (child_death)
-		inconclusive(run, "%s", child_death);
+		mmt_run_inconclusive(run, "%s", child_death);
 	else if (stuck)
-		inconclusive(run, "a writer waited more than %llu s in its fault handler for access to come back",
+		mmt_run_inconclusive(run, "a writer waited more than %llu s in its fault handler for access to come back",
 			     (unsigned long long)(MMR_HANDLER_WAIT_NS / 1000000000ull));
 	else if (p->wait_timeouts)
-		inconclusive(run, "an actor gave up waiting: %s", p->wait_timeout_what);
+		mmt_run_inconclusive(run, "an actor gave up waiting: %s", p->wait_timeout_what);
 	else if (p->variant == V_BROKEN_STALE_MAPPING && !injected)
-		inconclusive(run, "no stale store was injected (run too short: %llu iterations)",
+		mmt_run_inconclusive(run, "no stale store was injected (run too short: %llu iterations)",
 			     (unsigned long long)p->iterations);
 	else if (run->variant->injected)
 		return;
 	else if (!actor_on(p, "migrator"))
-		inconclusive(run, "migrator skipped: %s", actor_why_off(p, "migrator"));
+		mmt_run_inconclusive(run, "migrator skipped: %s", actor_why_off(p, "migrator"));
 	else if (p->variant == V_RACE_THP && p->thp_kb <= 0)
-		inconclusive(run, "no shmem huge page backed the walk when it was populated (ShmemPmdMapped %ld kB): shmem_enabled must be advise or always",
+		mmt_run_inconclusive(run, "no shmem huge page backed the walk when it was populated (ShmemPmdMapped %ld kB): shmem_enabled must be advise or always",
 			     p->thp_kb);
 	else if (!c->pages_moved)
-		inconclusive(run, "no hot page moved in %llu %s", (unsigned long long)c->migrate_calls,
+		mmt_run_inconclusive(run, "no hot page moved in %llu %s", (unsigned long long)c->migrate_calls,
 			     p->variant == V_RACE_COMPACTION ? "compaction passes" : "move_pages() calls");
 	else if (p->variant != V_MIGRATE_AFTER_WALK && p->kernel_in_window == 0)
-		inconclusive(run, "the mutant kernel saw no PROT_NONE PTE cleared with a flush pending during the migrator's calls (%llu pages moved, %llu by the timestamps inside a walk)",
+		mmt_run_inconclusive(run, "the mutant kernel saw no PROT_NONE PTE cleared with a flush pending during the migrator's calls (%llu pages moved, %llu by the timestamps inside a walk)",
 			     (unsigned long long)c->pages_moved, (unsigned long long)p->in_window);
 	else if (p->variant != V_MIGRATE_AFTER_WALK && !p->in_window)
-		inconclusive(run, "no migration began and ended inside an mprotect walk (%llu pages moved, all outside)",
+		mmt_run_inconclusive(run, "no migration began and ended inside an mprotect walk (%llu pages moved, all outside)",
 			     (unsigned long long)c->pages_moved);
 	else if (p->variant != V_MIGRATE_AFTER_WALK && !p->raced)
-		inconclusive(run, "no writer on another CPU than the migrator's stored to the pages while they moved in a walk (%llu pages: %llu stored from its CPU only, %llu not at all)%s",
+		mmt_run_inconclusive(run, "no writer on another CPU than the migrator's stored to the pages while they moved in a walk (%llu pages: %llu stored from its CPU only, %llu not at all)%s",
 			     (unsigned long long)p->in_window, (unsigned long long)p->in_window_same_cpu,
 			     (unsigned long long)p->in_window_no_store, shares_writer(p));
 }

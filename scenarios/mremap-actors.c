@@ -27,7 +27,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "arch/barrier.h"
@@ -213,34 +212,6 @@ void mr_mover(struct mr_priv *p, struct mmt_worker *wk)
 
 /* ---- puncher ------------------------------------------------------------- */
 
-/* Its pause between looks: on the mover's CPU it sleeps, so that its
- * timer's wake-up preempts the mover inside mremap() (which reschedules
- * between page tables); on a CPU of its own it spins, then yields. */
-static void pause_puncher(const struct mr_priv *p, unsigned spins)
-{
-	static const struct timespec nap = { 0, MR_NAP_NS };
-
-	if (p->puncher_threaded)
-		nanosleep(&nap, NULL);
-	else if (spins > 16)
-		sched_yield();
-	else
-		cpu_relax();
-}
-
-/* Until round n's mremap() began (or the run stops), bounded. */
-static bool await_moving(const struct mr_priv *p, uint64_t n)
-{
-	const uint64_t t0 = mmt_now_ns();
-
-	for (unsigned spins = 0; smp_load_acquire(&p->ctl->moving) < n; spins++) {
-		if (READ_ONCE(p->ctl->stop) || mmt_now_ns() - t0 > MR_IDLE_WAIT_NS)
-			return false;
-		pause_puncher(p, spins);
-	}
-	return true;
-}
-
 /* Until the moment to punch: MR_PUNCH_AT of the mean call into it, the
  * call's return, or (punch-after-move, and the first round, with no mean
  * yet) its return only; bounded. */
@@ -255,7 +226,7 @@ static void await_moment(const struct mr_priv *p, uint64_t n)
 
 		if ((!after && now >= at) || now - t0 > MR_WAIT_NS)
 			return;
-		pause_puncher(p, spins);
+		mmt_pause_beside(p->puncher_threaded, spins, MR_NAP_NS);
 	}
 }
 
@@ -266,7 +237,7 @@ void mr_puncher_main(struct mr_priv *p)
 	for (uint64_t n = 1;; n++) {
 		int r;
 
-		if (!await_moving(p, n)) {
+		if (!mmt_wait_beside(&p->ctl->moving, n, &p->ctl->stop, MR_IDLE_WAIT_NS, p->puncher_threaded, MR_NAP_NS)) {
 			WRITE_ONCE(u->stuck, !READ_ONCE(p->ctl->stop));
 			return;
 		}

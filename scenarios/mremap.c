@@ -216,39 +216,29 @@ static const struct mmt_field witness_fields[] = {
 };
 static const struct mmt_shape witness_shape = MMT_SHAPE(struct mr_witness, witness_fields);
 
-static void __attribute__((format(printf, 2, 3))) inconclusive(struct mmt_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	run->inconclusive = true;
-	va_start(ap, fmt);
-	vsnprintf(run->inconclusive_reason, sizeof(run->inconclusive_reason), fmt, ap);
-	va_end(ap);
-}
-
 static void judge(struct mmt_run *run, const struct mr_priv *p)
 {
 	if (p->error[0])
-		inconclusive(run, "%s", p->error);
+		mmt_run_inconclusive(run, "%s", p->error);
 	else if (p->reader->never_saw)
-		inconclusive(run, "the reader never read round %llu's value through the old address",
+		mmt_run_inconclusive(run, "the reader never read round %llu's value through the old address",
 			     (unsigned long long)p->rounds + 1);
 	else if (p->reader->stuck || p->puncher->stuck)
-		inconclusive(run, "the %s waited more than %llu s for the next round",
+		mmt_run_inconclusive(run, "the %s waited more than %llu s for the next round",
 			     p->reader->stuck ? "reader" : "puncher", (unsigned long long)(MR_IDLE_WAIT_NS / 1000000000ull));
 	else if (p->wait_timeouts)
-		inconclusive(run, "the mover gave up waiting for %s", p->wait_timeout_what);
+		mmt_run_inconclusive(run, "the mover gave up waiting for %s", p->wait_timeout_what);
 	else if (!p->rounds)
-		inconclusive(run, "no round was made");
+		mmt_run_inconclusive(run, "no round was made");
 	else if (run->variant->injected)
 		return;
 	else if (p->variant == V_PUNCH_AFTER_MOVE && p->raced)
-		inconclusive(run, "the control's punch ran inside the mremap() call in %llu of %llu rounds: it must wait for the call's return",
+		mmt_run_inconclusive(run, "the control's punch ran inside the mremap() call in %llu of %llu rounds: it must wait for the call's return",
 			     (unsigned long long)p->raced, (unsigned long long)p->rounds);
 	else if (p->variant == V_PUNCH_AFTER_MOVE)
 		return;
 	else if (!p->raced)
-		inconclusive(run, "no round raced: no punch returned inside the mremap() call (%llu rounds, %llu punched after it returned, the first always)",
+		mmt_run_inconclusive(run, "no round raced: no punch returned inside the mremap() call (%llu rounds, %llu punched after it returned, the first always)",
 			     (unsigned long long)p->rounds, (unsigned long long)p->punched_late);
 }
 

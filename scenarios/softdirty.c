@@ -286,32 +286,22 @@ static struct sd_totals sum_writers(const struct sd_priv *p)
 	return t;
 }
 
-static void __attribute__((format(printf, 2, 3))) inconclusive(struct mmt_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	run->inconclusive = true;
-	va_start(ap, fmt);
-	vsnprintf(run->inconclusive_reason, sizeof(run->inconclusive_reason), fmt, ap);
-	va_end(ap);
-}
-
 /* A run that found nothing proves nothing unless a clear raced. */
 static void judge(struct mmt_run *run, const struct sd_priv *p, const struct sd_totals *t)
 {
 	if (p->error[0])
-		inconclusive(run, "%s", p->error);
+		mmt_run_inconclusive(run, "%s", p->error);
 	else if (t->stuck)
-		inconclusive(run, "%llu writer(s) waited more than %llu s for the tracker's next clear",
+		mmt_run_inconclusive(run, "%llu writer(s) waited more than %llu s for the tracker's next clear",
 			     (unsigned long long)t->stuck, (unsigned long long)(SD_WRITER_WAIT_NS / 1000000000ull));
 	else if (p->wait_timeouts)
-		inconclusive(run, "the tracker gave up waiting for %s", p->wait_timeout_what);
+		mmt_run_inconclusive(run, "the tracker gave up waiting for %s", p->wait_timeout_what);
 	else if (!p->clears)
-		inconclusive(run, "no clear was made");
+		mmt_run_inconclusive(run, "no clear was made");
 	else if (run->variant->injected)
 		return;
 	else if (!p->raced)
-		inconclusive(run, "no writer on another CPU than the tracker's stored to the pages while clear_refs ran (%llu clears: %llu with a writer on the tracker's CPU only, %llu with no store spanning the call, %llu with a CPU that moved)",
+		mmt_run_inconclusive(run, "no writer on another CPU than the tracker's stored to the pages while clear_refs ran (%llu clears: %llu with a writer on the tracker's CPU only, %llu with no store spanning the call, %llu with a CPU that moved)",
 			     (unsigned long long)p->clears, (unsigned long long)p->same_cpu,
 			     (unsigned long long)p->no_store, (unsigned long long)p->cpu_moved);
 }
