@@ -27,7 +27,8 @@ migrate-after-walk, finding lost_write):
     case passes or is skipped, the race runs conclusive.
 The arms' options and the evidence beside each run's finding are the
 hunter's scenario's (SCENARIOS below: mmrace's migrations inside a walk,
-softdirty's clears raced, madvise's and mremap's rounds raced); a row of
+softdirty's clears raced, madvise's and mremap's rounds raced, pmdshare's
+rounds held); a row of
 another scenario is refused.
 Prints the per-run table (findings, kernel counter deltas, time to the first
 finding) and exits 0 when every threshold holds, 1 when one does not,
@@ -282,6 +283,21 @@ def mremap_checks(rows, a, mut):
     ]
 
 
+def pmdshare_evidence(m):
+    return {"rounds": m.get("rounds"), "shared": m.get("rounds_shared"), "held": m.get("rounds_held")}
+
+
+def pmdshare_checks(rows, a, mut):
+    ctl = [r for r in rows if r["arm"] == "control"]
+    return [
+        (f"control ({mut['control'][1]}, switch ON): conclusive, rounds made, none shared (the mapping off the"
+         " 1 GiB boundary)",
+         all(r["status"] == "ok" and (r["rounds"] or 0) > 0 and r["shared"] == 0 for r in ctl)),
+        ("every conclusive run of the hunter: rounds held (the premise held)",
+         all((r["held"] or 0) > 0 for r in rows if r["status"] == "ok" and r["arm"] != "control")),
+    ]
+
+
 SCENARIOS = {
     "mmrace": {
         "options": mmrace_options, "on": " --stop-on-lost 1", "setup": mmrace_setup,
@@ -327,6 +343,17 @@ SCENARIOS = {
         "legend": "rounds = a mremap() of the memfd mapping, a punch of its first page, the reader's reads after it;"
                   " raced = those whose punch returned inside the mremap() call; punched_late = those whose punch"
                   " returned after it",
+    },
+    "pmdshare": {
+        "options": lambda a: f"--duration {int(a.duration * 1000)}ms --events none", "on": "",
+        "setup": lambda a: [],
+        "invocation": lambda a: "--duration 1s --events none",
+        "evidence": pmdshare_evidence, "checks": pmdshare_checks,
+        "control_sound": lambda x, arm: not x["lost"],
+        "columns": ("rounds", "shared", "held"),
+        "legend": "rounds = two hugetlb mappings of a new memfd, a zap of one (the unshare), a punch of the"
+                  " target, the reader's reads after it; shared = those whose PMD table was shared; held = shared"
+                  " ones whose reader kept its CPU unpreempted from before the unshare to its last read",
     },
 }
 

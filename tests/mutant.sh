@@ -45,7 +45,7 @@ else
 	skip "setting switches needs root"
 fi
 MMT_SYSCTL_ROOT=$scratch/none run mmrace --variant race --mutant no_such_bug --duration 100ms --output "$scratch/x.json"
-[ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "this kernel has no mutant switches.*(kernel/mutants.tsv: tlb_flush_pending, clear_refs_flush, madv_nested_flush, mremap_flush)"
+[ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "this kernel has no mutant switches.*(kernel/mutants.tsv: tlb_flush_pending, clear_refs_flush, madv_nested_flush, mremap_flush, pmd_unshare_flush)"
 ok $? "no mutant kernel: exit 2, naming the table's switches ($err)"
 run mmrace --variant race --mutant tlb_flush_pending=maybe --duration 100ms --output "$scratch/x.json"
 [ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "must be on or off" && [ ! -e "$scratch/x.json" ]
@@ -133,9 +133,10 @@ else
 	# minutes of guest time.  2000 s is above the guest's own bound (every
 	# run at its bound), which ends a stuck guest first, with its table.
 	# One boot, of the race and clear-refs rows (one guest profile): the
-	# other rows (race-compaction, minutes a run under TCG; madvise's and
-	# mremap's, another minute and a half each, past the 3 minutes of guest
-	# time make check has) are proven by scripts/check --mutants.
+	# other rows (race-compaction, minutes a run under TCG; madvise's,
+	# mremap's and pmdshare's, another minute and a half each, past the 3
+	# minutes of guest time make check has) are proven by
+	# scripts/check --mutants.
 	timeout -k 10 2000 "$MMT_SRCDIR/scripts/mutant-proof" --hunter race,clear-refs --user-runs 2 --suites smoke --runs 2 --need 1 --control-runs 1 \
 		--duration 8s --json "$scratch/proof.json" >"$scratch/proof.txt" 2>&1
 	prc=$?

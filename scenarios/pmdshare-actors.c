@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pmdshare's actors, per round n:
+ *   revoker  maps a new hugetlb memfd twice, each mapping a whole PMD
+ *            table's span (1 GiB) on its own boundary: the owner writes
+ *            the round's value to the target page and populates the
+ *            witness page, building the table; the sharer's first read
+ *            of the target shares that table, which its read of the
+ *            witness page proves (it takes no fault).  It publishes round
+ *            n, waits for the reader to read the value through the
+ *            sharer, zaps another page of the sharer (MADV_DONTNEED: the
+ *            table is unshared, the sharer's whole span unmapped), then
+ *            punches the target out of the memfd (fallocate PUNCH_HOLE:
+ *            the owner's mapping unmapped and flushed, the page freed),
+ *            publishes the punch's return and, once the reader is done,
+ *            judges its reads
+ *   reader   reads the target through the SHARER until the punch
+ *            returned, then PS_AFTER_READS more: reads made after the page
+ *            left the file, each of which must read the hole's 0 (a read
+ *            there faults a new page in)
+ * Nothing in the reader enters the kernel between its first read and its
+ * last: its bound is in cycles.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "arch/barrier.h"
+#include "bounded-wait.h"
+#include "clock.h"
+#include "pmdshare.h"
+
+#ifndef MFD_HUGETLB
+#define MFD_HUGETLB 4U
+#endif
+#ifndef MFD_HUGE_2MB
+#define MFD_HUGE_2MB (21U << 26)
+#endif
+
+static void fail(struct ps_priv *p, const char *what, int err)
+{
+	if (!p->error[0])
+		snprintf(p->error, sizeof(p->error), "%s: %s", what, strerror(err));
+}
+
+static bool wait_for(struct ps_priv *p, const uint64_t *x, uint64_t v, const char *what)
+{
+	return mmt_wait_step(x, v, PS_WAIT_NS, what, "round", &p->wait_timeouts, p->wait_timeout_what,
+			     sizeof(p->wait_timeout_what));
+}
+
+static long minor_faults(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_minflt;
+}
+
+static long preemptions(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
+}
+
+/* ---- revoker ------------------------------------------------------------- */
+
+static char *map_span(struct ps_priv *p, char *at, const char *what)
+{
+	char *m = mmap(at, p->span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, p->memfd, 0);
+
+	if (m == MAP_FAILED) {
+		fail(p, what, errno);
+		return NULL;
+	}
+	return m;
+}
+
+/*
+ * Round n's memory: a new memfd (so nothing of the last round's file or
+ * tables is left), the owner's mapping with the round's value at the
+ * target and the witness page present, then the sharer's, whose first
+ * read of the target makes the kernel share the owner's PMD table (both
+ * span the same 1 GiB of the file, each on a 1 GiB boundary).  shared: the
+ * sharer's read of the witness page, which it never touched, took no
+ * fault: its page table is the owner's.
+ */
+int ps_map_round(struct ps_priv *p, uint64_t n, bool *shared)
+{
+	volatile uint64_t *owner, *sharer;
+	long f0, f1;
+
+	*shared = false;
+	p->memfd = memfd_create("mmtorture-pmdshare", MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
+	if (p->memfd < 0) {
+		fail(p, "memfd_create(MFD_HUGETLB | MFD_HUGE_2MB)", errno);
+		return -1;
+	}
+	if (ftruncate(p->memfd, (off_t)p->span)) {
+		fail(p, "ftruncate of the hugetlb memfd to 1 GiB", errno);
+		return -1;
+	}
+	if (!map_span(p, p->owner_at, "mmap of the memfd's owner mapping") ||
+	    !map_span(p, p->sharer_at, "mmap of the memfd's sharer mapping"))
+		return -1;
+	owner = (volatile uint64_t *)p->owner_at;
+	sharer = (volatile uint64_t *)p->sharer_at;
+	owner[PG_TARGET * p->hpsz / 8] = ps_tag(n);
+	owner[PG_WITNESS * p->hpsz / 8] = ~ps_tag(n);
+	if (sharer[PG_TARGET * p->hpsz / 8] != ps_tag(n)) {
+		fail(p, "the sharer read another value than the owner wrote", EIO);
+		return -1;
+	}
+	f0 = minor_faults();
+	(void)sharer[PG_WITNESS * p->hpsz / 8];
+	f1 = minor_faults();
+	*shared = f0 >= 0 && f1 == f0;
+	return 0;
+}
+
+/* Both mappings back to reserved room, the memfd closed: its pages free. */
+void ps_unmap_round(struct ps_priv *p)
+{
+	if (mmap(p->reserve, p->reserve_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0) ==
+	    MAP_FAILED)
+		fail(p, "reserving the mappings' room again", errno);
+	if (p->memfd >= 0)
+		close(p->memfd);
+	p->memfd = -1;
+}
+
+/*
+ * Between rounds: a zap of pages spread over more than the kernel's
+ * single-page flush ceiling (x86: 33), so the whole mm's TLB is flushed on
+ * every CPU that ran it.  A kernel without the fix leaves the reader's
+ * translation of the last round's target behind, on the same address;
+ * no round starts with it.
+ */
+static void flush_mm(struct ps_priv *p)
+{
+	p->flusher[0] = 1;
+	p->flusher[p->flusher_len - 1] = 1;
+	madvise(p->flusher, p->flusher_len, MADV_DONTNEED);
+}
+
+/*
+ * Round n, both actors done: each of the reader's reads after the punch
+ * returned must read 0, the hole's.  A kernel that flushed the sharer's
+ * span when the zap unshared the table made the reader fault, share the
+ * owner's table again and, after the punch, fault the hole in.  The round
+ * held (the premise of a4a118f2eead) when the table was shared and the
+ * reader kept its CPU, unpreempted, from before its first read (before the
+ * zap) to after its last: its TLB entry for the target, if nothing flushed
+ * it, was there for every read.
+ */
+static void judge_round(struct ps_priv *p, uint64_t n, bool shared, struct mmt_worker *wk)
+{
+	const struct ps_reader *r = p->reader;
+	struct ps_witness x = { .round = n, .reads = r->round_stale, .file_value = ps_tag(n), .found = r->first_value,
+				.reader_cpu = r->cpu, .revoker_cpu = p->revoker_cpu, .shared = shared,
+				.held = shared && r->round_held };
+
+	p->shared += shared;
+	p->held += x.held;
+	p->outcomes[OUT_FRESH] += PS_AFTER_READS - r->round_stale;
+	if (likely(!r->round_stale))
+		return;
+	p->outcomes[OUT_STALE] += r->round_stale;
+	if (p->nr_first < PS_MAX_FIRST)
+		p->first[p->nr_first++] = x;
+	if (!p->first_stale_ns) {
+		p->first_stale_ns = mmt_now_ns();
+		p->first_stale_round = n;
+		p->held_at_first = p->held;
+		mmt_witness_first(wk, n);
+	}
+}
+
+static int unshare_and_punch(struct ps_priv *p, uint64_t n)
+{
+	const int cpu = sched_getcpu();
+	const uint64_t t0 = mmt_now_ns();
+	int r;
+
+	if (madvise(p->sharer_at + PG_ZAPPED * p->hpsz, p->hpsz, MADV_DONTNEED)) {
+		fail(p, "madvise(MADV_DONTNEED) of a page of the sharer's hugetlb mapping", errno);
+		return -1;
+	}
+	r = fallocate(p->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(PG_TARGET * p->hpsz),
+		      (off_t)p->hpsz);
+	p->revoke_ns_sum += mmt_now_ns() - t0;
+	p->revoker_cpu = sched_getcpu() == cpu ? cpu : -1;
+	smp_store_release(&p->ctl->punched, n);
+	if (r) {
+		fail(p, "fallocate(PUNCH_HOLE) of the hugetlb memfd's target page", errno);
+		return -1;
+	}
+	return 0;
+}
+
+static int round_once(struct ps_priv *p, uint64_t n, struct mmt_worker *wk)
+{
+	bool shared;
+
+	flush_mm(p);
+	if (ps_map_round(p, n, &shared))
+		return -1;
+	smp_store_release(&p->ctl->round, n);
+	if (!wait_for(p, &p->reader->armed, n, "the reader's first read of the round's value") || unshare_and_punch(p, n) ||
+	    !wait_for(p, &p->reader->acked, n, "the reader's reads after the punch"))
+		return -1;
+	judge_round(p, n, shared, wk);
+	p->rounds = n;
+	ps_unmap_round(p);
+	return p->error[0] ? -1 : 0;
+}
+
+static const char *has_enough(const struct ps_priv *p, uint64_t n)
+{
+	const struct mmt_run *run = p->run;
+	const uint64_t target = run->opt[OPT_TARGET_HELD];
+
+	if (run->iterations && n >= run->iterations)
+		return "--iterations";
+	if (target)
+		return p->held >= target ? "--target-held" : NULL;
+	if (!run->duration_defaulted)
+		return NULL;
+	if (run->variant->injected)
+		return n >= PS_INJECT_ROUNDS ? "rounds" : NULL;
+	if (p->outcomes[OUT_STALE])
+		return "first stale read";
+	if (p->variant == V_UNSHARED_PUNCH)
+		return n >= PS_TARGET_HELD ? "rounds" : NULL;
+	return p->held >= PS_TARGET_HELD ? "rounds held" : NULL;
+}
+
+void ps_revoker(struct ps_priv *p, struct mmt_worker *wk)
+{
+	p->start_ns = mmt_now_ns();
+	mmt_worker_at(wk, "mapping, zapping, punching, judging");
+	for (uint64_t n = 1; !mmt_should_stop(); n++) {
+		const char *enough;
+		int r = round_once(p, n, wk);
+
+		if (r) {
+			ps_unmap_round(p);
+			break;
+		}
+		enough = has_enough(p, n);
+		if (enough) {
+			p->ended_by = enough;
+			mmt_request_stop();
+		}
+	}
+	WRITE_ONCE(p->ctl->stop, 1);
+	wk->ops = p->rounds;
+}
+
+/* ---- reader -------------------------------------------------------------- */
+
+/*
+ * Round n: reads the target through the sharer (its TLB entry in use on
+ * this CPU) until it reads the round's value, publishes that, reads on
+ * until the punch returned, then PS_AFTER_READS more (broken-stale: from
+ * a page of its own holding the old value instead), counting those that
+ * did not read the hole's 0.
+ */
+static bool read_round(struct ps_priv *p, struct ps_reader *r, uint64_t n)
+{
+	const volatile uint64_t *t = (const volatile uint64_t *)(p->sharer_at + PG_TARGET * p->hpsz);
+	const volatile uint64_t *after = p->variant == V_BROKEN_STALE ? (const volatile uint64_t *)p->shadow : t;
+	const uint64_t v = ps_tag(n), c0 = mmt_cycles();
+	const long pre0 = preemptions();
+	const int cpu0 = sched_getcpu();
+	uint64_t reads = 0, stale = 0, first = 0;
+
+	while (*t != v) {
+		if (!(++reads & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > r->bound_cycles)) {
+			r->never_saw = !READ_ONCE(p->ctl->stop);
+			return false;
+		}
+	}
+	smp_store_release(&r->armed, n);
+	while (smp_load_acquire(&p->ctl->punched) < n) {
+		(void)*t;
+		if (!(++reads & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > r->bound_cycles))
+			return false;
+	}
+	if (p->variant == V_BROKEN_STALE)
+		WRITE_ONCE(*(volatile uint64_t *)p->shadow, v);
+	for (unsigned k = 0; k < PS_AFTER_READS; k++) {
+		const uint64_t x = *after;
+
+		if (x && !stale++)
+			first = x;
+	}
+	r->cpu = sched_getcpu();
+	r->round_held = pre0 >= 0 && preemptions() == pre0 && r->cpu == cpu0;
+	r->reads += reads + PS_AFTER_READS;
+	r->stale += stale;
+	r->injected += after != t ? PS_AFTER_READS : 0;
+	r->round_stale = stale;
+	r->first_value = first;
+	smp_store_release(&r->acked, n);
+	return true;
+}
+
+void ps_reader_main(struct ps_priv *p)
+{
+	struct ps_reader *r = p->reader;
+
+	r->cpu = -1;
+	for (uint64_t n = 1;; n++) {
+		const enum mmt_wait w = mmt_wait_at_least(&p->ctl->round, n, &p->ctl->stop, PS_IDLE_WAIT_NS);
+
+		if (w == MMT_WAIT_TIMED_OUT)
+			WRITE_ONCE(r->stuck, true);
+		if (w != MMT_WAITED)
+			return;
+		if (!read_round(p, r, n)) {
+			WRITE_ONCE(r->stuck, !READ_ONCE(p->ctl->stop) && !r->never_saw);
+			return;
+		}
+	}
+}

@@ -1,0 +1,412 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pmdshare: reads through a hugetlb page table another mapping no longer
+ * shares, of a page already freed.  Two shared mappings of a hugetlb file
+ * that each span a whole PMD table's 1 GiB on its own boundary share one
+ * PMD table (x86-64, arm64 with 4K pages).  Unmapping any part of one of
+ * them unshares it: its PUD is cleared, and with it the translation of
+ * every page in that 1 GiB.  Kernel commit a4a118f2eead made the unmap
+ * flush that whole range before i_mmap_rwsem is dropped; before it nothing
+ * did, and a CPU kept reaching the other pages through its TLB after the
+ * unmap returned, even after the other mapping's owner, or a punch of the
+ * file (which flushes only the addresses still mapped), freed them.
+ *
+ * Actors (pmdshare-actors.c): worker 0 is the revoker, worker 1 the
+ * reader.  A round: a new hugetlb memfd mapped twice (the owner builds the
+ * table: the round's value at the target page, a witness page present;
+ * the sharer's first read shares it), the reader reading the target
+ * through the sharer, the revoker's MADV_DONTNEED of another page of the
+ * sharer (the unshare), its fallocate(PUNCH_HOLE) of the target, then 64
+ * more reads of the reader after the punch returned.  Each must read 0
+ * (the hole: a correct kernel makes the read fault a new page in);
+ * anything else is a stale_read, of the freed page.
+ *
+ * Evidence that can be false: a round is shared only if the sharer's read
+ * of the witness page, which only the owner touched, took no fault (its
+ * PMD table was the owner's); held only if, as well, the reader kept its
+ * CPU unpreempted from before its first read, before the unshare, to after
+ * its last (a preemption may switch page tables and flush the entry the
+ * bug leaves).  The unshared-punch control places the sharer 2 MiB off a
+ * 1 GiB boundary, where the kernel cannot share: none may share.  A run
+ * that found nothing with no held round is INCONCLUSIVE, saying why.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "metrics.h"
+#include "pmdshare.h"
+#include "sysctl.h"
+
+const struct mmt_variant ps_variants[NR_VARIANTS] = {
+	[V_SHARED_PUNCH] = { .name = "shared-punch",
+		.help = "a reader reads a hugetlb memfd page through a mapping that shares another mapping's PMD table while a MADV_DONTNEED of another page unshares it and the page is punched out of the memfd (fallocate PUNCH_HOLE); a read made after the punch returned that does not read the hole's 0 is a stale_read (of the freed huge page). Without --duration it runs until the first stale read or 64 held rounds (table shared, reader unpreempted), at most 2 minutes. Needs 2 MiB hugetlb pages (it adds the few it needs to vm.nr_hugepages as root, and puts the count back) and a kernel that shares PMD tables (x86-64, arm64 with 4K pages)",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
+		.hunts = "a4a118f2eead hugetlbfs: flush TLBs correctly after huge_pmd_unshare" },
+	[V_UNSHARED_PUNCH] = { .name = "unshared-punch",
+		.help = "control: as shared-punch, but the reader's mapping starts 2 MiB past a 1 GiB boundary, where the kernel cannot share the PMD table: no round may share (the run is ok with none, and says so if one did), no read is stale, even on a kernel without a4a118f2eead",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
+	[V_BROKEN_STALE] = { .name = "broken-stale",
+		.help = "fault injection: the reader's reads after the punch come from a page of its own holding the file's old value instead of the target; each must be reported as a stale_read, exactly",
+		.injected = true, .family = MMT_FAMILY_INJECTED },
+};
+
+static const struct mmt_option options[NR_OPTIONS] = {
+	[OPT_TARGET_HELD] = { "target-held", "stop once this many rounds held (the table shared, the reader unpreempted from before the unshare to its last read; 0: the duration, or without one 64)",
+		0, 0, UINT64_MAX },
+};
+
+static const char *const outcome_names[NR_OUTCOMES] = { "fresh", "stale_read" };
+
+static const char *const sysctls_written[] = { "/proc/sys/vm/nr_hugepages", NULL };
+static const char *const config_needed[] = { "CONFIG_HUGETLBFS", "CONFIG_MEMFD_CREATE", NULL };
+
+#define PS_HPSZ (2ul << 20)
+#define PS_SPAN (1ul << 30)
+#define PS_FLUSHER_LEN (4ul << 20)
+
+/* ---- huge pages ---------------------------------------------------------- */
+
+/* /proc/meminfo's value for key (in its unit), or -1. */
+static long meminfo(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[128];
+	const size_t len = strlen(key);
+	long v = -1;
+
+	if (!f)
+		return -1;
+	while (v < 0 && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, len) && line[len] == ':')
+			v = strtol(line + len + 1, NULL, 10);
+	fclose(f);
+	return v;
+}
+
+/*
+ * PS_HUGE_PAGES free 2 MiB huge pages: there already, or added to
+ * vm.nr_hugepages as root (journalled, put back at cleanup).  NULL, or why
+ * the run cannot have them.
+ */
+static const char *reserve_huge_pages(struct ps_priv *p)
+{
+	static char why[320];
+	const long size_kb = meminfo("Hugepagesize"), total = meminfo("HugePages_Total");
+	long free_pages = meminfo("HugePages_Free");
+	char value[32], err[256];
+
+	if (size_kb != (long)(PS_HPSZ >> 10)) {
+		snprintf(why, sizeof(why), "the default huge page size is %ld kB, not 2048 kB: vm.nr_hugepages cannot give the 2 MiB pages a PMD table maps",
+			 size_kb);
+		return size_kb < 0 ? "this kernel has no hugetlb pages (no Hugepagesize in /proc/meminfo)" : why;
+	}
+	if (free_pages >= PS_HUGE_PAGES)
+		return NULL;
+	if (geteuid()) {
+		snprintf(why, sizeof(why), "needs %d free 2 MiB huge pages (HugePages_Free is %ld): root, to add them to vm.nr_hugepages, or reserve them first",
+			 PS_HUGE_PAGES, free_pages);
+		return why;
+	}
+	snprintf(value, sizeof(value), "%ld", total + PS_HUGE_PAGES - free_pages);
+	if (mmt_sysctl_set("/proc/sys/vm/nr_hugepages", value, err, sizeof(err))) {
+		snprintf(why, sizeof(why), "raising vm.nr_hugepages to %s: %s", value, err);
+		return why;
+	}
+	p->huge_added = meminfo("HugePages_Total") - total;
+	free_pages = meminfo("HugePages_Free");
+	if (free_pages < PS_HUGE_PAGES) {
+		snprintf(why, sizeof(why), "vm.nr_hugepages raised to %s gave %ld free 2 MiB huge pages of the %d needed (memory too fragmented?)",
+			 value, free_pages, PS_HUGE_PAGES);
+		return why;
+	}
+	return NULL;
+}
+
+/* ---- memory -------------------------------------------------------------- */
+
+/*
+ * Room for both mappings, each on a 1 GiB boundary (unshared-punch: the
+ * sharer 2 MiB past one), a gap between; reserved, never backed.
+ */
+static int reserve(struct ps_priv *p)
+{
+	uintptr_t at;
+
+	p->reserve_len = 4 * p->span;
+	p->reserve = mmap(NULL, p->reserve_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p->reserve == MAP_FAILED) {
+		p->reserve = NULL;
+		return -1;
+	}
+	at = ((uintptr_t)p->reserve + p->span - 1) / p->span * p->span;
+	p->owner_at = (char *)at;
+	p->sharer_at = (char *)at + 2 * p->span + (p->variant == V_UNSHARED_PUNCH ? p->hpsz : 0);
+	return 0;
+}
+
+/* Whether this kernel shares the table of two such mappings: NULL, or
+ * why not. */
+static const char *probe_sharing(struct ps_priv *p)
+{
+	static char why[240];
+	bool shared;
+
+	if (ps_map_round(p, 1, &shared)) {
+		snprintf(why, sizeof(why), "%s", p->error);
+		p->error[0] = '\0';
+	} else if (!shared) {
+		snprintf(why, sizeof(why), "this kernel did not share the PMD table of two hugetlb mappings spanning the same 1 GiB of a file (CONFIG_ARCH_WANT_HUGE_PMD_SHARE: x86-64, arm64 with 4K pages)");
+	}
+	ps_unmap_round(p);
+	return shared ? NULL : why;
+}
+
+static int pmdshare_prepare(struct mmt_run *run)
+{
+	struct ps_priv *p = calloc(1, sizeof(*p));
+	const char *why;
+
+	if (!p)
+		return -1;
+	run->priv = p;
+	p->run = run;
+	p->memfd = -1;
+	p->revoker_cpu = -1;
+	p->variant = (int)(run->variant - ps_variants);
+	p->hpsz = PS_HPSZ;
+	p->span = PS_SPAN;
+	p->flusher_len = PS_FLUSHER_LEN;
+	p->sysctl_mark = mmt_sysctl_mark();
+	p->ctl = mmt_alloc_lines(sizeof(*p->ctl));
+	p->reader = mmt_alloc_lines(sizeof(*p->reader));
+	p->flusher = mmap(NULL, p->flusher_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p->flusher == MAP_FAILED)
+		p->flusher = NULL;
+	if (!p->ctl || !p->reader || !p->flusher || reserve(p))
+		return -1;
+	madvise(p->flusher, p->flusher_len, MADV_NOHUGEPAGE);
+	p->reader->bound_cycles = (uint64_t)((double)PS_IDLE_WAIT_NS * (run->cycles_per_ns > 0 ? run->cycles_per_ns : 1));
+	if (p->variant == V_BROKEN_STALE) {
+		p->shadow = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p->shadow == MAP_FAILED) {
+			p->shadow = NULL;
+			return -1;
+		}
+	}
+	why = reserve_huge_pages(p);
+	if (!why && p->variant == V_SHARED_PUNCH)
+		why = probe_sharing(p);
+	if (why)
+		mmt_run_skip(run, "%s", why);
+	mmt_mutant_snapshot(&p->mutant_before);
+	return 0;
+}
+
+static void pmdshare_worker(struct mmt_worker *w)
+{
+	struct ps_priv *p = w->run->priv;
+
+	if (w->id == 0) {
+		w->role = "revoker";
+		ps_revoker(p, w);
+	} else {
+		w->role = "reader";
+		mmt_worker_at(w, "reading through the sharing mapping");
+		ps_reader_main(p);
+		w->ops = p->reader->reads;
+	}
+}
+
+/* ---- results ------------------------------------------------------------- */
+
+static const struct mmt_field witness_fields[] = {
+	MMT_FIELD(struct ps_witness, round, MMT_F_COUNT),
+	MMT_FIELD(struct ps_witness, reads, MMT_F_COUNT),
+	MMT_FIELD(struct ps_witness, file_value, MMT_F_HEX),
+	MMT_FIELD(struct ps_witness, found, MMT_F_HEX),
+	MMT_FIELD(struct ps_witness, reader_cpu, MMT_F_INT),
+	MMT_FIELD(struct ps_witness, revoker_cpu, MMT_F_INT),
+	MMT_FIELD(struct ps_witness, shared, MMT_F_BOOL),
+	MMT_FIELD(struct ps_witness, held, MMT_F_BOOL),
+};
+static const struct mmt_shape witness_shape = MMT_SHAPE(struct ps_witness, witness_fields);
+
+static void judge(struct mmt_run *run, const struct ps_priv *p)
+{
+	if (p->error[0])
+		mmt_run_inconclusive(run, "%s", p->error);
+	else if (p->reader->never_saw)
+		mmt_run_inconclusive(run, "the reader never read round %llu's value through the sharing mapping",
+				     (unsigned long long)p->rounds + 1);
+	else if (p->reader->stuck)
+		mmt_run_inconclusive(run, "the reader waited more than %llu s for the next round",
+				     (unsigned long long)(PS_IDLE_WAIT_NS / 1000000000ull));
+	else if (p->wait_timeouts)
+		mmt_run_inconclusive(run, "the revoker gave up waiting for %s", p->wait_timeout_what);
+	else if (!p->rounds)
+		mmt_run_inconclusive(run, "no round was made");
+	else if (run->variant->injected)
+		return;
+	else if (p->variant == V_UNSHARED_PUNCH && p->shared)
+		mmt_run_inconclusive(run, "the control's mappings shared a PMD table in %llu of %llu rounds: 2 MiB off a 1 GiB boundary they must not",
+				     (unsigned long long)p->shared, (unsigned long long)p->rounds);
+	else if (p->variant == V_UNSHARED_PUNCH)
+		return;
+	else if (!p->held)
+		mmt_run_inconclusive(run, "no round held: the table was shared in %llu of %llu rounds, and the reader was preempted or moved in every one that was",
+				     (unsigned long long)p->shared, (unsigned long long)p->rounds);
+}
+
+static void round_metrics(struct mmt_run *run, const struct ps_priv *p)
+{
+	mmt_put_count(run, "huge_page_size", p->hpsz);
+	mmt_put_count(run, "huge_pages_added", (uint64_t)p->huge_added);
+	mmt_put_count(run, "rounds", p->rounds);
+	mmt_put_count(run, "rounds_shared", p->shared);
+	mmt_put_count(run, "rounds_held", p->held);
+	mmt_put_real(run, "revoke_mean_us", p->rounds ? (double)p->revoke_ns_sum / (double)p->rounds / 1000 : NAN);
+	mmt_put_count(run, "reader_reads", p->reader->reads);
+	mmt_put_count(run, "reads_judged", p->outcomes[OUT_FRESH] + p->outcomes[OUT_STALE]);
+}
+
+static void finding_metrics(struct mmt_run *run, const struct ps_priv *p)
+{
+	mmt_put_count(run, "stale_reads", p->outcomes[OUT_STALE]);
+	mmt_put_count(run, "injected_stale_reads", p->variant == V_BROKEN_STALE ? p->reader->injected : MMT_NONE);
+	mmt_put_list(run, "first_stale", p->first, p->nr_first);
+	mmt_put_real(run, "time_to_first_stale_ms",
+		     p->first_stale_ns ? (double)(p->first_stale_ns - p->start_ns) / 1e6 : NAN);
+	mmt_put_count(run, "rounds_to_first_stale", p->first_stale_ns ? p->first_stale_round : MMT_NONE);
+	mmt_put_count(run, "held_to_first_stale", p->first_stale_ns ? p->held_at_first : MMT_NONE);
+	mmt_put_text(run, "ended_by", p->ended_by ? p->ended_by : "duration");
+	mmt_put_count(run, "reader_stuck", p->reader->stuck);
+	mmt_put_count(run, "wait_timeouts", p->wait_timeouts);
+	mmt_put_text(run, "wait_timeout", p->wait_timeouts ? p->wait_timeout_what : NULL);
+	mmt_put_text(run, "error", p->error[0] ? p->error : NULL);
+}
+
+static void pmdshare_verify(struct mmt_run *run)
+{
+	struct ps_priv *p = run->priv;
+
+	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
+	run->ops = p->rounds;
+	round_metrics(run, p);
+	finding_metrics(run, p);
+	mmt_mutant_snapshot(&p->mutant_after);
+	mmt_mutant_delta(&p->mutant_before, &p->mutant_after);
+	mmt_put_object(run, "mutant", p->mutant_after.present ? &p->mutant_after : NULL);
+	if (!p->outcomes[OUT_STALE])
+		judge(run, p);
+}
+
+static void pmdshare_cleanup(struct mmt_run *run)
+{
+	struct ps_priv *p = run->priv;
+
+	if (p->memfd >= 0)
+		close(p->memfd);
+	if (p->reserve)
+		munmap(p->reserve, p->reserve_len);
+	if (p->flusher)
+		munmap(p->flusher, p->flusher_len);
+	if (p->shadow)
+		munmap(p->shadow, 4096);
+	/* The memfd's pages are free: the count can go back. */
+	mmt_sysctl_restore_to(p->sysctl_mark);
+	free(p->ctl);
+	free(p->reader);
+	free(p);
+	run->priv = NULL;
+}
+
+static const struct mmt_metric metrics[] = {
+	MMT_COUNT_ROW("huge_page_size", "bytes", "the hugetlb page size the mappings use"),
+	MMT_COUNT_ROW("huge_pages_added", "pages", "2 MiB huge pages this run added to vm.nr_hugepages (put back after it)"),
+	MMT_COUNT_ROW("rounds", "rounds", "rounds made: map twice, share, zap (unshare), punch, the reader's reads after it"),
+	MMT_COUNT_ROW("rounds_shared", "rounds",
+	      "rounds whose sharer's read of a page only the owner touched took no fault: the PMD table was shared"),
+	MMT_COUNT_ROW("rounds_held", "rounds",
+	      "shared rounds whose reader kept its CPU, unpreempted, from before the unshare to its last read: the bug's premise"),
+	{ "revoke_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean zap and punch of a round", NULL },
+	MMT_COUNT_ROW("reader_reads", "reads", "the reader's reads through the sharing mapping"),
+	MMT_COUNT_ROW("reads_judged", "reads", "the reader's reads after a punch returned, each of which must read 0"),
+	MMT_COUNT_ROW("stale_reads", "reads", "reads after the punch returned that did not read the hole's 0: the finding"),
+	MMT_MAYBE_ROW("injected_stale_reads", MMT_METRIC_COUNT, "reads",
+	      "broken-stale: the reads after the punch made from the reader's own page; null otherwise"),
+	{ "first_stale", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
+	  "the first rounds with stale reads: round, how many, the file's value before the punch, the first value read, CPUs, whether the round shared and held",
+	  &witness_shape },
+	MMT_MAYBE_ROW("time_to_first_stale_ms", MMT_METRIC_REAL, "ms", "run start to the first stale read; null without one"),
+	MMT_MAYBE_ROW("rounds_to_first_stale", MMT_METRIC_COUNT, "rounds", "the round of the first stale read"),
+	MMT_MAYBE_ROW("held_to_first_stale", MMT_METRIC_COUNT, "rounds", "held rounds up to the first stale read"),
+	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
+	  "what ended the run: its own rule (first stale read, rounds held, ...), the duration, or a signal", NULL },
+	MMT_COUNT_ROW("reader_stuck", "threads", "1 when the reader waited past its bound"),
+	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits of the revoker that gave up"),
+	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
+	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "a memfd_create, mmap, madvise or fallocate failing, and why"),
+	MMT_SHAPED_ROW("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
+};
+
+static void pmdshare_words(const json_t *run, char *buf, size_t len)
+{
+	const json_t *m = json_object_get(run, "metrics");
+	const char *status = json_string_value(json_object_get(run, "status"));
+
+	buf[0] = '\0';
+	if (!status)
+		return;
+	if (!strcmp(status, "witnessed"))
+		snprintf(buf, len, "stale: no fix");
+	else if (!strcmp(status, "inconclusive"))
+		snprintf(buf, len, "%s", !mmt_metric_int(m, "rounds_held") ? "no round held" : "");
+	else if (json_is_true(json_object_get(run, "injected")))
+		snprintf(buf, len, "fault injected");
+	else if (!strcmp(status, "ok") && !mmt_metric_int(m, "rounds_shared"))
+		snprintf(buf, len, "none shared: kept");
+	else if (!strcmp(status, "ok"))
+		snprintf(buf, len, "held: kept");
+}
+
+static void pmdshare_describe(const json_t *run, char *buf, size_t len)
+{
+	const json_t *m = json_object_get(run, "metrics");
+	char words[64];
+
+	pmdshare_words(run, words, sizeof(words));
+	snprintf(buf, len, "%s%sshared %lld, held %lld of %lld rounds, stale %lld", words, words[0] ? "; " : "",
+		 mmt_metric_int(m, "rounds_shared"), mmt_metric_int(m, "rounds_held"), mmt_metric_int(m, "rounds"),
+		 mmt_metric_int(m, "stale_reads"));
+}
+
+static const struct mmt_scenario pmdshare_scenario = {
+	.name = "pmdshare",
+	.help = "two hugetlb mappings sharing one PMD table, one unshared by a MADV_DONTNEED while a reader on another CPU reads through it and the page is punched out of the file, every read after the punch checked: reads of a freed huge page through a TLB entry the unshare left behind caught, the premise proven per round",
+	MMT_TABLE(variants, ps_variants),
+	MMT_TABLE(options, options),
+	.min_threads = 2,
+	.default_threads = 2,
+	.max_threads = 2,
+	.default_duration_ns = PS_DEFAULT_BOUND_NS,
+	MMT_TABLE(outcomes, outcome_names),
+	.ops_unit = "rounds",
+	MMT_TABLE(metrics, metrics),
+	.needs = {
+		.sysctls = sysctls_written,
+		.kernel_config = config_needed,
+	},
+	.extra_events = "tlb:tlb_flush",
+	.prepare = pmdshare_prepare,
+	.worker = pmdshare_worker,
+	.verify = pmdshare_verify,
+	.cleanup = pmdshare_cleanup,
+	.describe = pmdshare_describe,
+};
+MMT_SCENARIO(pmdshare_scenario);

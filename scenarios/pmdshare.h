@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pmdshare internals, shared by its actors: the descriptor, memory and the
+ * record (pmdshare.c), the revoker and the reader (pmdshare-actors.c).
+ */
+#ifndef MMT_PMDSHARE_H
+#define MMT_PMDSHARE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compiler.h"
+#include "mutant.h"
+#include "scenario.h"
+
+enum ps_variant { V_SHARED_PUNCH, V_UNSHARED_PUNCH, V_BROKEN_STALE, NR_VARIANTS };
+
+enum { OPT_TARGET_HELD, NR_OPTIONS };
+
+enum { OUT_FRESH, OUT_STALE, NR_OUTCOMES };
+
+/*
+ * Without --duration: the run ends at the first stale read or at
+ * PS_TARGET_HELD held rounds (the reader's translation in use from before
+ * the unshare to its last read), at most PS_DEFAULT_BOUND_NS in: the rule
+ * of the other stale-access hunters.
+ */
+#define PS_TARGET_HELD 64
+#define PS_DEFAULT_BOUND_NS 120000000000ull
+#define PS_INJECT_ROUNDS 50
+
+/* The reader's reads after it saw the punch return, each judged. */
+#define PS_AFTER_READS 64
+
+/* Huge pages a round holds at most: the target and the witness page, and
+ * the target's replacement a correct kernel faults in after the punch;
+ * one more of slack. */
+#define PS_HUGE_PAGES 4
+
+#define PS_WAIT_NS 5000000000ull	/* the revoker, for the reader's step */
+#define PS_IDLE_WAIT_NS 20000000000ull	/* the reader, for the next round */
+
+/* The file's pages a round uses, in huge pages: the reader's target, the
+ * page the revoker zaps (which unshares the table) and the page that
+ * shows the table was shared. */
+enum { PG_TARGET, PG_ZAPPED, PG_WITNESS };
+
+struct ps_ctl {
+	/* The revoker's, per round n. */
+	uint64_t round __mmt_aligned;	/* n: both mappings present: read the target */
+	uint64_t punched;		/* n: the punch returned */
+	int stop;
+};
+
+struct ps_reader {
+	uint64_t reads, stale, injected, held;
+	uint64_t bound_cycles;
+	bool stuck, never_saw;		/* never_saw: the target never read the round's value */
+	/* Published with acked: its reads after it saw the punch return that
+	 * did not read 0 (the hole), the first such value, and whether it
+	 * kept its CPU from before its first read to after its last (no
+	 * preemption, no migration). */
+	uint64_t round_stale, first_value;
+	bool round_held;
+	int cpu;
+	uint64_t armed __mmt_aligned;	/* n: it read the round's value through the sharing mapping */
+	uint64_t acked __mmt_aligned;	/* n: its reads after the punch are done */
+} __mmt_aligned;
+
+struct ps_witness {
+	uint64_t round, reads, file_value, found;
+	int reader_cpu, revoker_cpu;
+	bool shared, held;
+};
+
+#define PS_MAX_FIRST 16
+
+struct ps_priv {
+	int variant;
+	struct mmt_run *run;
+	struct ps_ctl *ctl;
+	struct ps_reader *reader;
+	size_t hpsz;			/* the huge page: 2 MiB */
+	size_t span;			/* what a PMD table maps: 1 GiB */
+	char *reserve;			/* room for both mappings, aligned to span */
+	size_t reserve_len;
+	char *owner_at;			/* the mapping that builds the table */
+	char *sharer_at;		/* the one that shares it (unshared-punch: cannot) */
+	char *flusher;			/* pages zapped between rounds: a whole-mm flush */
+	size_t flusher_len;
+	char *shadow;			/* broken-stale: the reader's own page, holding the old value */
+	int memfd;
+	int sysctl_mark;
+	long huge_added;		/* huge pages this run added to vm.nr_hugepages */
+	int revoker_cpu;
+	/* results */
+	uint64_t rounds, shared, held, revoke_ns_sum;
+	uint64_t outcomes[NR_OUTCOMES];
+	struct ps_witness first[PS_MAX_FIRST];
+	unsigned nr_first;
+	uint64_t first_stale_ns, first_stale_round, held_at_first;
+	const char *ended_by;
+	char error[160];
+	uint64_t wait_timeouts;
+	char wait_timeout_what[120];
+	uint64_t start_ns;
+	struct mmt_mutant_state mutant_before, mutant_after;
+};
+
+extern const struct mmt_variant ps_variants[NR_VARIANTS];
+
+/* pmdshare-actors.c */
+void ps_revoker(struct ps_priv *p, struct mmt_worker *wk);
+void ps_reader_main(struct ps_priv *p);
+int ps_map_round(struct ps_priv *p, uint64_t n, bool *shared);
+void ps_unmap_round(struct ps_priv *p);
+
+/* The file's value at the target in round n (< 2^56): never 0, the hole's. */
+static inline uint64_t ps_tag(uint64_t n)
+{
+	return (0x5bull << 56) | (n & ((1ull << 56) - 1));
+}
+
+#endif

@@ -1,0 +1,110 @@
+#!/bin/sh
+# pmdshare: bad input is exit 2 with nothing written; on this kernel (the
+# fix of a4a118f2eead is in every kernel since 5.15) shared-punch and its control
+# read nothing stale: shared-punch ok with held rounds or INCONCLUSIVE saying no
+# round held, the control ok with none shared; broken-stale reports
+# exactly the reads it injected; the default runs end by their own rule;
+# vm.nr_hugepages is what it was.  The proof against the real bug is the
+# mutant kernel's (pmd_unshare_flush).
+. "${MMT_SRCDIR:-.}/tests/lib.sh"
+
+need_cpus 2 "pmdshare"
+
+# Bad input: one line on stderr, exit 2, nothing written.
+for bad in "--target-held x" "--variant punh" "--threads 3"; do
+	# shellcheck disable=SC2086
+	run pmdshare $bad --output "$scratch/bad.json"
+	[ "$rc" -eq 2 ] && [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] && [ ! -e "$scratch/bad.json" ] &&
+		[ -z "$(ls -A "$MMT_RESULTS_DIR" 2>/dev/null)" ]
+	ok $? "pmdshare $bad: exit 2, one line, nothing written ($err)"
+done
+
+# On a mutant kernel with pmd_unshare_flush on, punch must find the bug:
+# that is tests/mutant.sh's to prove, not this test's.
+sw=/sys/module/mmt_mutant/parameters/pmd_unshare_flush
+mutant_on=0
+case $(cat "$sw" 2>/dev/null) in Y | 1) mutant_on=1 ;; esac
+
+huge_before=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null)
+f="$scratch/race.json"
+run pmdshare --variant shared-punch,unshared-punch --duration 2s --output "$f"
+printf '%s\n' "$out" | sed 's/^/# /'
+if [ "$(get "$f" runs.0.status)" = skipped ]; then
+	skip "pmdshare skipped here: $(get "$f" runs.0.reason)"
+	done_testing
+	exit
+fi
+[ "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null)" = "$huge_before" ]
+ok $? "vm.nr_hugepages is back at $huge_before after runs that added $(get "$f" runs.0.metrics.huge_pages_added) huge pages"
+for i in 0 1; do
+	v=$(get "$f" runs.$i.variant)
+	status=$(get "$f" runs.$i.status)
+	shared=$(get "$f" runs.$i.metrics.rounds_shared)
+	held=$(get "$f" runs.$i.metrics.rounds_held)
+	rounds=$(get "$f" runs.$i.metrics.rounds)
+	if [ "$mutant_on" -eq 1 ] && [ "$v" = shared-punch ]; then
+		skip "shared-punch on a mutant kernel with pmd_unshare_flush on: tests/mutant.sh's"
+		continue
+	fi
+	if [ "$status" = invalid ]; then
+		skip "$v was stalled past its bound ($(get "$f" runs.$i.reason)): nothing to judge"
+		continue
+	fi
+	if [ "$v" = shared-punch ]; then
+		[ "$shared" -eq "$rounds" ] && [ "$held" -le "$shared" ] &&
+			{ { [ "$status" = ok ] && [ "$held" -gt 0 ]; } ||
+				{ [ "$status" = inconclusive ] && [ "$held" -eq 0 ] &&
+					get "$f" runs.$i.reason | grep -q "no round held"; } ||
+				{ [ "$status" = inconclusive ] &&
+					get "$f" runs.$i.reason | grep -q "gave up waiting\|waited more than"; }; }
+	else
+		# 2 MiB off a 1 GiB boundary the kernel cannot share the table.
+		[ "$status" = ok ] && [ "$shared" -eq 0 ] && [ "$held" -eq 0 ]
+	fi &&
+		[ "$(get "$f" runs.$i.metrics.stale_reads)" -eq 0 ] && [ "$(get "$f" runs.$i.witnesses.count)" -eq 0 ] &&
+		[ "$rounds" -gt 0 ] && [ "$(get "$f" runs.$i.metrics.reads_judged)" -eq $((64 * rounds)) ]
+	ok $? "$v: no stale read on this kernel in $(get "$f" runs.$i.metrics.reads_judged) reads judged, status $status agreeing with $shared shared and $held held rounds of $rounds ($(get "$f" runs.$i.reason))"
+	row=$(printf '%s\n' "$out" | grep "^pmdshare  *$v ")
+	case $status/$shared in ok/0) words="none shared: kept;" ;; ok/*) words="held: kept;" ;; *) words="no round held;" ;; esac
+	printf '%s' "$row" | grep -q "$words"
+	ok $? "$v: the table's row says '$words' for a $status run"
+done
+
+# The injected fault, exactly: every read after the punch made from the
+# reader's own page (the file's old value) is one stale_read, nothing else.
+for i in 1 2 3; do
+	f="$scratch/inject-$i.json"
+	run pmdshare --variant broken-stale --iterations 20 --output "$f"
+	injected=$(get "$f" runs.0.metrics.injected_stale_reads)
+	stale=$(get "$f" runs.0.witnesses.histogram.stale_read)
+	[ "$rc" -eq 0 ] && [ "$(get "$f" runs.0.verdict)" = "caught (injected fault)" ] && [ "$injected" -eq $((20 * 64)) ] &&
+		[ "$stale" -eq "$injected" ] && [ "$(get "$f" runs.0.witnesses.count)" -eq "$stale" ] &&
+		[ "$(get "$f" runs.0.metrics.rounds)" -eq 20 ]
+	ok $? "broken-stale run $i: each of the $injected reads from the reader's own page reported stale ($stale), nothing else"
+done
+get "$scratch/inject-1.json" runs.0.metrics.first_stale | grep -q '"round":1,"reads":64,"file_value":"0x5b00000000000001","found":"0x5b00000000000001"'
+ok $? "a stale read names its round, how many, the file's value and the value read"
+
+# Without --duration: the hunter until 64 rounds held, the control 64
+# rounds, injection 50.
+f="$scratch/default.json"
+run pmdshare --variant shared-punch,unshared-punch,broken-stale --output "$f"
+held=$(get "$f" runs.0.metrics.rounds_held)
+if [ "$mutant_on" -eq 1 ]; then
+	skip "shared-punch without --duration on a mutant kernel with pmd_unshare_flush on: tests/mutant.sh's"
+elif [ "$(get "$f" runs.0.metrics.ended_by)" = duration ] && [ "${held:-0}" -lt 64 ]; then
+	skip "shared-punch without --duration: only $held rounds held in the 2-minute bound here"
+else
+	[ "$(get "$f" runs.0.metrics.ended_by)" = "rounds held" ] && [ "$held" -ge 64 ] &&
+		[ "$(get "$f" runs.0.status)" = ok ]
+	ok $? "shared-punch without --duration: ends at 64 rounds held, conclusive ($held held in $(get "$f" runs.0.elapsed_ns) ns)"
+fi
+[ "$(get "$f" runs.1.metrics.ended_by)" = rounds ] && [ "$(get "$f" runs.1.metrics.rounds)" -eq 64 ] &&
+	[ "$(get "$f" runs.1.status)" = ok ]
+ok $? "unshared-punch without --duration: ends after 64 rounds, ok ($(get "$f" runs.1.metrics.rounds))"
+[ "$(get "$f" runs.2.metrics.ended_by)" = rounds ] && [ "$(get "$f" runs.2.metrics.rounds)" -eq 50 ]
+ok $? "broken-stale without --duration: ends after 50 rounds ($(get "$f" runs.2.metrics.rounds))"
+[ "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null)" = "$huge_before" ]
+ok $? "vm.nr_hugepages is back at $huge_before"
+
+done_testing
