@@ -284,15 +284,16 @@ def mremap_checks(rows, a, mut):
 
 
 def pmdshare_evidence(m):
-    return {"rounds": m.get("rounds"), "shared": m.get("rounds_shared"), "held": m.get("rounds_held")}
+    return {"rounds": m.get("rounds"), "shared": m.get("rounds_shared"), "moved": m.get("rounds_moved"),
+            "held": m.get("rounds_held")}
 
 
 def pmdshare_checks(rows, a, mut):
     ctl = [r for r in rows if r["arm"] == "control"]
     return [
         (f"control ({mut['control'][1]}, switch ON): conclusive, rounds made, none shared (the mapping off the"
-         " 1 GiB boundary)",
-         all(r["status"] == "ok" and (r["rounds"] or 0) > 0 and r["shared"] == 0 for r in ctl)),
+         " 1 GiB boundary), and for a migrate control pages moved",
+         all(r["status"] == "ok" and (r["rounds"] or 0) > 0 and r["shared"] == 0 and r["moved"] != 0 for r in ctl)),
         ("every conclusive run of the hunter: rounds held (the premise held)",
          all((r["held"] or 0) > 0 for r in rows if r["status"] == "ok" and r["arm"] != "control")),
     ]
@@ -350,10 +351,12 @@ SCENARIOS = {
         "invocation": lambda a: "--duration 1s --events none",
         "evidence": pmdshare_evidence, "checks": pmdshare_checks,
         "control_sound": lambda x, arm: not x["lost"],
-        "columns": ("rounds", "shared", "held"),
-        "legend": "rounds = two hugetlb mappings of a new memfd, a zap of one (the unshare), a punch of the"
-                  " target, the reader's reads after it; shared = those whose PMD table was shared; held = shared"
-                  " ones whose reader kept its CPU unpreempted from before the unshare to its last read",
+        "columns": ("rounds", "shared", "moved", "held"),
+        "legend": "rounds = two hugetlb mappings of a new memfd, the revocation (a zap of one, the unshare, and a"
+                  " punch of the target; or the target's move to another node and a new value stored in it), the"
+                  " reader's reads after it; shared = those whose PMD table was shared; moved = those whose page"
+                  " moved (migrate; - for punch); held = shared ones (that moved) whose reader ran unpreempted from"
+                  " before the revocation to its last read",
     },
 }
 

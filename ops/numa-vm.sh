@@ -297,15 +297,18 @@ keep_failure_log() {
 
 # Every complete file block in the console, wherever it stands: the
 # command's own (a script may send a file as soon as it has it) and the
-# results at the end.
+# results at the end.  A file sent twice comes back once, as its last
+# complete copy.
 bring_back_files() {
 	awk -v work="$work" '
 		# a plain file name only: the console is the guest'"'"'s to write
 		/^@@MMT-FILE .*@@$/ { name = $2; sub(/@@$/, "", name)
-			out = name ~ /^[A-Za-z0-9_][A-Za-z0-9._-]*$/ ? work "/" name ".b64" : ""; next }
-		/^@@MMT-END@@$/ { if (out != "") print name; out = ""; next }
-		out != "" { print > out }' "$log.clean" | while read -r name; do
-		base64 -d "$work/$name.b64" >"$results/.$name.tmp" && mv "$results/.$name.tmp" "$results/$name" &&
+			out = name ~ /^[A-Za-z0-9_][A-Za-z0-9._-]*$/ ? work "/" (++blocks) ".b64" : ""; next }
+		/^@@MMT-END@@$/ { if (out != "") { close(out); if (!(name in last)) order[n++] = name; last[name] = out }
+			out = ""; next }
+		out != "" { print > out }
+		END { for (i = 0; i < n; i++) print order[i], last[order[i]] }' "$log.clean" | while read -r name b64; do
+		base64 -d "$b64" >"$results/.$name.tmp" && mv "$results/.$name.tmp" "$results/$name" &&
 			echo "numa-vm: results: $results/$name" >&2
 	done
 }

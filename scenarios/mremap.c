@@ -43,6 +43,7 @@
 #include "clock.h"
 #include "metrics.h"
 #include "mremap.h"
+#include "user-tlb.h"
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -237,6 +238,8 @@ static void judge(struct mmt_run *run, const struct mr_priv *p)
 			     (unsigned long long)p->raced, (unsigned long long)p->rounds);
 	else if (p->variant == V_PUNCH_AFTER_MOVE)
 		return;
+	else if (mmt_user_tlb_blind())
+		mmt_run_inconclusive(run, "this machine cannot keep the TLB entry the bug leaves: %s", mmt_user_tlb_blind());
 	else if (!p->raced)
 		mmt_run_inconclusive(run, "no round raced: no punch returned inside the mremap() call (%llu rounds, %llu punched after it returned, the first always)",
 			     (unsigned long long)p->rounds, (unsigned long long)p->punched_late);
@@ -248,6 +251,7 @@ static void round_metrics(struct mmt_run *run, const struct mr_priv *p)
 	mmt_put_count(run, "page_size", p->psz);
 	mmt_put_text(run, "line_up", p->puncher_threaded ? "the puncher shares the mover's CPU" : "each actor on its own CPU");
 	mmt_put_text(run, "populate", p->populate_read ? "MADV_POPULATE_READ" : "a read per page");
+	mmt_put_text(run, "user_tlb", mmt_user_tlb_words());
 	mmt_put_count(run, "rounds", p->rounds);
 	mmt_put_count(run, "rounds_raced", p->raced);
 	mmt_put_count(run, "rounds_punched_late", p->punched_late);
@@ -312,6 +316,8 @@ static const struct mmt_metric metrics[] = {
 	  "where the actors ran: each on its own CPU, or the puncher on the mover's (two workers)", NULL },
 	{ "populate", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
 	  "how the pages are made present (clean) each round: MADV_POPULATE_READ, or a read per page", NULL },
+	{ "user_tlb", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
+	  "kept: a CPU's TLB entry for one user address outlives the kernel's flush of another (the premise of any stale read here: the punch flushes the new address); else why not (x86 page-table isolation without INVPCID or PCID)", NULL },
 	MMT_COUNT_ROW("rounds", "rounds", "rounds made: write the value, map, move, punch, the reader's reads after it"),
 	MMT_COUNT_ROW("rounds_raced", "rounds",
 	      "rounds whose punch returned inside the mremap() call (from the second round on): the race's premise"),

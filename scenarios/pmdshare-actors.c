@@ -5,24 +5,28 @@
  *            table's span (1 GiB) on its own boundary: the owner writes
  *            the round's value to the target page and populates the
  *            witness page, building the table; the sharer's first read
- *            of the target shares that table, which its read of the
- *            witness page proves (it takes no fault).  It publishes round
+ *            of the target shares that table (its page table then maps
+ *            the witness page, which it never touched).  It publishes round
  *            n, waits for the reader to read the value through the
  *            sharer, zaps another page of the sharer (MADV_DONTNEED: the
  *            table is unshared, the sharer's whole span unmapped), then
  *            punches the target out of the memfd (fallocate PUNCH_HOLE:
  *            the owner's mapping unmapped and flushed, the page freed),
  *            publishes the punch's return and, once the reader is done,
- *            judges its reads
- *   reader   reads the target through the SHARER until the punch
- *            returned, then PS_AFTER_READS more: reads made after the page
- *            left the file, each of which must read the hole's 0 (a read
- *            there faults a new page in)
+ *            judges its reads.  The migrate variants, instead of the zap
+ *            and the punch: move_pages() of the target to another node
+ *            through the owner's address, then a second value stored in
+ *            it through a fresh mapping of the file (into the new page)
+ *   reader   reads the target through the SHARER until the revocation
+ *            returned, then PS_AFTER_READS more, each of which must read
+ *            the hole's 0 (a read there faults a new page in) or, once
+ *            the page moved, the second value
  * Nothing in the reader enters the kernel between its first read and its
  * last: its bound is in cycles.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <numaif.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -54,13 +58,6 @@ static bool wait_for(struct ps_priv *p, const uint64_t *x, uint64_t v, const cha
 			     sizeof(p->wait_timeout_what));
 }
 
-static long minor_faults(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_minflt;
-}
-
 static long preemptions(void)
 {
 	struct rusage ru;
@@ -81,19 +78,28 @@ static char *map_span(struct ps_priv *p, char *at, const char *what)
 	return m;
 }
 
+/* Whether the page table of this mm maps addr (pagemap's present bit:
+ * read without a fault, so without making the entry it looks for). */
+static bool mapped(const struct ps_priv *p, const void *addr)
+{
+	uint64_t e = 0;
+
+	return pread(p->pagemap_fd, &e, sizeof(e), (off_t)((uintptr_t)addr / 4096 * sizeof(e))) == (ssize_t)sizeof(e) &&
+	       (e >> 63);
+}
+
 /*
  * Round n's memory: a new memfd (so nothing of the last round's file or
  * tables is left), the owner's mapping with the round's value at the
  * target and the witness page present, then the sharer's, whose first
  * read of the target makes the kernel share the owner's PMD table (both
  * span the same 1 GiB of the file, each on a 1 GiB boundary).  shared: the
- * sharer's read of the witness page, which it never touched, took no
- * fault: its page table is the owner's.
+ * sharer's page table maps the witness page, which only the owner touched:
+ * its PMD table is the owner's.
  */
 int ps_map_round(struct ps_priv *p, uint64_t n, bool *shared)
 {
 	volatile uint64_t *owner, *sharer;
-	long f0, f1;
 
 	*shared = false;
 	p->memfd = memfd_create("mmtorture-pmdshare", MFD_CLOEXEC | MFD_HUGETLB | MFD_HUGE_2MB);
@@ -116,10 +122,7 @@ int ps_map_round(struct ps_priv *p, uint64_t n, bool *shared)
 		fail(p, "the sharer read another value than the owner wrote", EIO);
 		return -1;
 	}
-	f0 = minor_faults();
-	(void)sharer[PG_WITNESS * p->hpsz / 8];
-	f1 = minor_faults();
-	*shared = f0 >= 0 && f1 == f0;
+	*shared = mapped(p, p->sharer_at + PG_WITNESS * p->hpsz);
 	return 0;
 }
 
@@ -158,14 +161,16 @@ static void flush_mm(struct ps_priv *p)
  * zap) to after its last: its TLB entry for the target, if nothing flushed
  * it, was there for every read.
  */
-static void judge_round(struct ps_priv *p, uint64_t n, bool shared, struct mmt_worker *wk)
+static void judge_round(struct ps_priv *p, uint64_t n, bool shared, bool moved, struct mmt_worker *wk)
 {
 	const struct ps_reader *r = p->reader;
+	const bool revoked = !ps_migrates(p->variant) || moved;
 	struct ps_witness x = { .round = n, .reads = r->round_stale, .file_value = ps_tag(n), .found = r->first_value,
-				.reader_cpu = r->cpu, .revoker_cpu = p->revoker_cpu, .shared = shared,
-				.held = shared && r->round_held };
+				.reader_cpu = r->cpu, .revoker_cpu = p->revoker_cpu, .shared = shared, .moved = moved,
+				.held = shared && revoked && r->round_held };
 
 	p->shared += shared;
+	p->moved += moved;
 	p->held += x.held;
 	p->outcomes[OUT_FRESH] += PS_AFTER_READS - r->round_stale;
 	if (likely(!r->round_stale))
@@ -189,13 +194,14 @@ static int unshare_and_punch(struct ps_priv *p, uint64_t n)
 
 	if (madvise(p->sharer_at + PG_ZAPPED * p->hpsz, p->hpsz, MADV_DONTNEED)) {
 		fail(p, "madvise(MADV_DONTNEED) of a page of the sharer's hugetlb mapping", errno);
+		smp_store_release(&p->ctl->revoked, n);
 		return -1;
 	}
 	r = fallocate(p->memfd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)(PG_TARGET * p->hpsz),
 		      (off_t)p->hpsz);
 	p->revoke_ns_sum += mmt_now_ns() - t0;
 	p->revoker_cpu = sched_getcpu() == cpu ? cpu : -1;
-	smp_store_release(&p->ctl->punched, n);
+	smp_store_release(&p->ctl->revoked, n);
 	if (r) {
 		fail(p, "fallocate(PUNCH_HOLE) of the hugetlb memfd's target page", errno);
 		return -1;
@@ -203,18 +209,72 @@ static int unshare_and_punch(struct ps_priv *p, uint64_t n)
 	return 0;
 }
 
+/* The node of the target page, or -1. */
+static int target_node(const struct ps_priv *p)
+{
+	void *page = p->owner_at + PG_TARGET * p->hpsz;
+	int status = -1;
+
+	return move_pages(0, 1, &page, NULL, &status, 0) ? -1 : status;
+}
+
+/*
+ * The target moved to the next node with memory, through the owner's
+ * address (the owner was mapped first: the rmap walk meets its mapping
+ * first), then the round's second value stored into the page through a
+ * fresh mapping of the file (a page table of its own, the page cache's
+ * page: the new one).  moved: the page is on the other node now.  A move
+ * the kernel refused (no free huge page there, say) leaves the round
+ * void, its first status kept for the record.
+ */
+static int migrate_and_store(struct ps_priv *p, uint64_t n, bool *moved)
+{
+	void *page = p->owner_at + PG_TARGET * p->hpsz;
+	const int cpu = sched_getcpu(), from = target_node(p);
+	const uint64_t t0 = mmt_now_ns();
+	int to = p->nodes[0], status = -1;
+	volatile uint64_t *fresh;
+	long r;
+
+	for (unsigned i = 0; i < p->nr_nodes; i++)
+		if (p->nodes[i] == from)
+			to = p->nodes[(i + 1) % p->nr_nodes];
+	r = move_pages(0, 1, &page, &to, &status, geteuid() ? MPOL_MF_MOVE : MPOL_MF_MOVE_ALL);
+	if (r < 0) {
+		fail(p, "move_pages of the target page", errno);
+		smp_store_release(&p->ctl->revoked, n);
+		return -1;
+	}
+	*moved = from >= 0 && from != to && status == to;
+	if (status < 0 && !p->move_status)
+		p->move_status = status;
+	fresh = mmap(NULL, p->hpsz, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd, (off_t)(PG_TARGET * p->hpsz));
+	if (fresh == MAP_FAILED) {
+		fail(p, "mmap of the memfd's target page for the moved value", errno);
+		smp_store_release(&p->ctl->revoked, n);
+		return -1;
+	}
+	*fresh = ps_moved_tag(n);
+	munmap((void *)fresh, p->hpsz);
+	p->revoke_ns_sum += mmt_now_ns() - t0;
+	p->revoker_cpu = sched_getcpu() == cpu ? cpu : -1;
+	smp_store_release(&p->ctl->revoked, n);
+	return 0;
+}
+
 static int round_once(struct ps_priv *p, uint64_t n, struct mmt_worker *wk)
 {
-	bool shared;
+	bool shared, moved = false;
 
 	flush_mm(p);
 	if (ps_map_round(p, n, &shared))
 		return -1;
 	smp_store_release(&p->ctl->round, n);
-	if (!wait_for(p, &p->reader->armed, n, "the reader's first read of the round's value") || unshare_and_punch(p, n) ||
-	    !wait_for(p, &p->reader->acked, n, "the reader's reads after the punch"))
+	if (!wait_for(p, &p->reader->armed, n, "the reader's first read of the round's value") ||
+	    (ps_migrates(p->variant) ? migrate_and_store(p, n, &moved) : unshare_and_punch(p, n)) ||
+	    !wait_for(p, &p->reader->acked, n, "the reader's reads after the revocation"))
 		return -1;
-	judge_round(p, n, shared, wk);
+	judge_round(p, n, shared, moved, wk);
 	p->rounds = n;
 	ps_unmap_round(p);
 	return p->error[0] ? -1 : 0;
@@ -235,7 +295,7 @@ static const char *has_enough(const struct ps_priv *p, uint64_t n)
 		return n >= PS_INJECT_ROUNDS ? "rounds" : NULL;
 	if (p->outcomes[OUT_STALE])
 		return "first stale read";
-	if (p->variant == V_UNSHARED_PUNCH)
+	if (ps_unshared(p->variant))
 		return n >= PS_TARGET_HELD ? "rounds" : NULL;
 	return p->held >= PS_TARGET_HELD ? "rounds held" : NULL;
 }
@@ -246,12 +306,11 @@ void ps_revoker(struct ps_priv *p, struct mmt_worker *wk)
 	mmt_worker_at(wk, "mapping, zapping, punching, judging");
 	for (uint64_t n = 1; !mmt_should_stop(); n++) {
 		const char *enough;
-		int r = round_once(p, n, wk);
 
-		if (r) {
-			ps_unmap_round(p);
+		/* On an error the reader may still read the mappings: cleanup
+		 * unmaps them, after it stopped. */
+		if (round_once(p, n, wk))
 			break;
-		}
 		enough = has_enough(p, n);
 		if (enough) {
 			p->ended_by = enough;
@@ -275,9 +334,8 @@ static bool read_round(struct ps_priv *p, struct ps_reader *r, uint64_t n)
 {
 	const volatile uint64_t *t = (const volatile uint64_t *)(p->sharer_at + PG_TARGET * p->hpsz);
 	const volatile uint64_t *after = p->variant == V_BROKEN_STALE ? (const volatile uint64_t *)p->shadow : t;
-	const uint64_t v = ps_tag(n), c0 = mmt_cycles();
+	const uint64_t v = ps_tag(n), want = ps_after(p->variant, n), c0 = mmt_cycles();
 	const long pre0 = preemptions();
-	const int cpu0 = sched_getcpu();
 	uint64_t reads = 0, stale = 0, first = 0;
 
 	while (*t != v) {
@@ -287,7 +345,7 @@ static bool read_round(struct ps_priv *p, struct ps_reader *r, uint64_t n)
 		}
 	}
 	smp_store_release(&r->armed, n);
-	while (smp_load_acquire(&p->ctl->punched) < n) {
+	while (smp_load_acquire(&p->ctl->revoked) < n) {
 		(void)*t;
 		if (!(++reads & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > r->bound_cycles))
 			return false;
@@ -297,11 +355,11 @@ static bool read_round(struct ps_priv *p, struct ps_reader *r, uint64_t n)
 	for (unsigned k = 0; k < PS_AFTER_READS; k++) {
 		const uint64_t x = *after;
 
-		if (x && !stale++)
+		if (x != want && !stale++)
 			first = x;
 	}
 	r->cpu = sched_getcpu();
-	r->round_held = pre0 >= 0 && preemptions() == pre0 && r->cpu == cpu0;
+	r->round_held = pre0 >= 0 && preemptions() == pre0;
 	r->reads += reads + PS_AFTER_READS;
 	r->stale += stale;
 	r->injected += after != t ? PS_AFTER_READS : 0;

@@ -1,37 +1,50 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pmdshare: reads through a hugetlb page table another mapping no longer
- * shares, of a page already freed.  Two shared mappings of a hugetlb file
- * that each span a whole PMD table's 1 GiB on its own boundary share one
- * PMD table (x86-64, arm64 with 4K pages).  Unmapping any part of one of
- * them unshares it: its PUD is cleared, and with it the translation of
- * every page in that 1 GiB.  Kernel commit a4a118f2eead made the unmap
- * flush that whole range before i_mmap_rwsem is dropped; before it nothing
- * did, and a CPU kept reaching the other pages through its TLB after the
- * unmap returned, even after the other mapping's owner, or a punch of the
- * file (which flushes only the addresses still mapped), freed them.
+ * pmdshare: reads through a hugetlb PMD table that two mappings share, of
+ * a page already freed.  Two shared mappings of a hugetlb file that each
+ * span a whole PMD table's 1 GiB on its own boundary share one PMD table
+ * (x86-64, arm64 with 4K pages), and two kernel bugs of that sharing left
+ * a CPU reaching a freed page through its TLB:
+ *   a4a118f2eead  unmapping any part of one mapping unshares it (its PUD
+ *                 cleared, every page of the 1 GiB unmapped); before the
+ *                 fix nothing flushed that range, and a punch of the file
+ *                 (which flushes only the addresses still mapped) freed the
+ *                 pages the CPU still reached (the punch variants)
+ *   017b1660df89  migration's rmap walk stopped after the first mapping
+ *                 (one mapcount for all sharers): the PTE every sharer
+ *                 sees became a migration entry flushed at that mapping's
+ *                 address only, and the others read the old page after the
+ *                 copy (the migrate variants)
  *
  * Actors (pmdshare-actors.c): worker 0 is the revoker, worker 1 the
  * reader.  A round: a new hugetlb memfd mapped twice (the owner builds the
  * table: the round's value at the target page, a witness page present;
  * the sharer's first read shares it), the reader reading the target
- * through the sharer, the revoker's MADV_DONTNEED of another page of the
- * sharer (the unshare), its fallocate(PUNCH_HOLE) of the target, then 64
- * more reads of the reader after the punch returned.  Each must read 0
- * (the hole: a correct kernel makes the read fault a new page in);
+ * through the sharer, then the revocation: the revoker's MADV_DONTNEED of
+ * another page of the sharer (the unshare) and fallocate(PUNCH_HOLE) of
+ * the target, or move_pages() of the target to another node through the
+ * owner and a second value stored into it; then 64 more reads of the
+ * reader after the revocation returned.  Each must read the hole's 0 (a
+ * correct kernel makes the read fault a new page in) or the second value;
  * anything else is a stale_read, of the freed page.
  *
- * Evidence that can be false: a round is shared only if the sharer's read
- * of the witness page, which only the owner touched, took no fault (its
- * PMD table was the owner's); held only if, as well, the reader kept its
- * CPU unpreempted from before its first read, before the unshare, to after
- * its last (a preemption may switch page tables and flush the entry the
- * bug leaves).  The unshared-punch control places the sharer 2 MiB off a
- * 1 GiB boundary, where the kernel cannot share: none may share.  A run
- * that found nothing with no held round is INCONCLUSIVE, saying why.
+ * Evidence that can be false: a round is shared only if the sharer's page
+ * table maps the witness page, which only the owner touched (pagemap,
+ * read without a fault): its PMD table is the owner's; moved (migrate)
+ * only if move_pages() put the page on the other node; held only if, as
+ * well, the reader ran unpreempted from before its first read, before the
+ * revocation, to after its last (a preemption may switch page tables and
+ * flush the entry the bug leaves).  The unshared controls place the sharer
+ * 2 MiB off a 1 GiB boundary, where the kernel cannot share: none may
+ * share.  A machine whose kernel flushes every user entry on a one-address
+ * flush (x86 PTI without INVPCID) cannot keep the entry: it says so
+ * (user_tlb).  A hunter that found nothing with no held round is
+ * INCONCLUSIVE, saying why.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <numa.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +55,7 @@
 #include "metrics.h"
 #include "pmdshare.h"
 #include "sysctl.h"
+#include "user-tlb.h"
 
 const struct mmt_variant ps_variants[NR_VARIANTS] = {
 	[V_SHARED_PUNCH] = { .name = "shared-punch",
@@ -50,6 +64,13 @@ const struct mmt_variant ps_variants[NR_VARIANTS] = {
 		.hunts = "a4a118f2eead hugetlbfs: flush TLBs correctly after huge_pmd_unshare" },
 	[V_UNSHARED_PUNCH] = { .name = "unshared-punch",
 		.help = "control: as shared-punch, but the reader's mapping starts 2 MiB past a 1 GiB boundary, where the kernel cannot share the PMD table: no round may share (the run is ok with none, and says so if one did), no read is stale, even on a kernel without a4a118f2eead",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
+	[V_SHARED_MIGRATE] = { .name = "shared-migrate",
+		.help = "a reader reads a hugetlb memfd page through a mapping that shares another mapping's PMD table while move_pages() moves the page to another node through the other mapping, and a second value is stored into it through a fresh mapping of the file; a read made after that store returned that does not read it is a stale_read (of the old, freed huge page). Without --duration it runs until the first stale read or 64 held rounds (table shared, page moved, reader unpreempted), at most 2 minutes. Needs two NUMA nodes with memory, 2 MiB hugetlb pages on each (as root it adds them to vm.nr_hugepages, and puts the count back) and a kernel that shares PMD tables",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
+		.hunts = "017b1660df89 mm: migration: fix migration of huge PMD shared pages" },
+	[V_UNSHARED_MIGRATE] = { .name = "unshared-migrate",
+		.help = "control: as shared-migrate, but the reader's mapping starts 2 MiB past a 1 GiB boundary, where the kernel cannot share the PMD table: no round may share (the run is ok with none, and says so if one did), no read is stale, even on a kernel without 017b1660df89. Moving a page two mappings map needs root (MPOL_MF_MOVE_ALL)",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
 	[V_BROKEN_STALE] = { .name = "broken-stale",
 		.help = "fault injection: the reader's reads after the punch come from a page of its own holding the file's old value instead of the target; each must be reported as a stale_read, exactly",
@@ -89,16 +110,74 @@ static long meminfo(const char *key)
 	return v;
 }
 
+/* Free 2 MiB huge pages on node, or -1. */
+static long node_free(int node)
+{
+	char path[128];
+	long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/free_hugepages", node);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/* The migrate variants: the nodes with memory and at least
+ * PS_NODE_HUGE_PAGES free huge pages, into p->nodes; how many. */
+static unsigned ready_nodes(struct ps_priv *p)
+{
+	p->nr_nodes = 0;
+	if (numa_available() < 0)
+		return 0;
+	for (int n = 0; n <= numa_max_node() && p->nr_nodes < PS_MAX_NODES; n++)
+		if (numa_node_size64(n, NULL) > 0 && node_free(n) >= PS_NODE_HUGE_PAGES)
+			p->nodes[p->nr_nodes++] = n;
+	return p->nr_nodes;
+}
+
+/* Free huge pages a MAP_NORESERVE fault may take: those not reserved for
+ * other mappings. */
+static long usable_huge_pages(void)
+{
+	return meminfo("HugePages_Free") - meminfo("HugePages_Rsvd");
+}
+
+static unsigned memory_nodes(void)
+{
+	unsigned k = 0;
+
+	if (numa_available() < 0)
+		return 1;
+	for (int n = 0; n <= numa_max_node(); n++)
+		k += numa_node_size64(n, NULL) > 0;
+	return k;
+}
+
+/* Whether the run has its huge pages: PS_HUGE_PAGES free, and for the
+ * migrate variants PS_NODE_HUGE_PAGES free on each of two nodes. */
+static bool have_huge_pages(struct ps_priv *p)
+{
+	return usable_huge_pages() >= PS_HUGE_PAGES && (!ps_migrates(p->variant) || ready_nodes(p) >= 2);
+}
+
 /*
- * PS_HUGE_PAGES free 2 MiB huge pages: there already, or added to
- * vm.nr_hugepages as root (journalled, put back at cleanup).  NULL, or why
- * the run cannot have them.
+ * The huge pages the run needs (have_huge_pages()): there already, or
+ * added to vm.nr_hugepages as root (journalled, put back at cleanup; the
+ * kernel spreads them over the nodes).  NULL, or why the run cannot have
+ * them.
  */
 static const char *reserve_huge_pages(struct ps_priv *p)
 {
 	static char why[320];
 	const long size_kb = meminfo("Hugepagesize"), total = meminfo("HugePages_Total");
-	long free_pages = meminfo("HugePages_Free");
+	const long free_pages = usable_huge_pages();
+	const unsigned nodes = memory_nodes();
+	long add = PS_HUGE_PAGES - free_pages;
 	char value[32], err[256];
 
 	if (size_kb != (long)(PS_HPSZ >> 10)) {
@@ -106,23 +185,30 @@ static const char *reserve_huge_pages(struct ps_priv *p)
 			 size_kb);
 		return size_kb < 0 ? "this kernel has no hugetlb pages (no Hugepagesize in /proc/meminfo)" : why;
 	}
-	if (free_pages >= PS_HUGE_PAGES)
-		return NULL;
-	if (geteuid()) {
-		snprintf(why, sizeof(why), "needs %d free 2 MiB huge pages (HugePages_Free is %ld): root, to add them to vm.nr_hugepages, or reserve them first",
-			 PS_HUGE_PAGES, free_pages);
+	if (ps_migrates(p->variant) && nodes < 2) {
+		snprintf(why, sizeof(why), "needs two NUMA nodes with memory (this machine has %u): the target page moves from one to the other",
+			 nodes);
 		return why;
 	}
-	snprintf(value, sizeof(value), "%ld", total + PS_HUGE_PAGES - free_pages);
+	if (have_huge_pages(p))
+		return NULL;
+	if (geteuid()) {
+		snprintf(why, sizeof(why), "needs %d free 2 MiB huge pages%s (HugePages_Free less HugePages_Rsvd is %ld): root, to add them to vm.nr_hugepages, or reserve them first",
+			 PS_HUGE_PAGES, ps_migrates(p->variant) ? ", 2 on each of two nodes" : "", free_pages);
+		return why;
+	}
+	if (ps_migrates(p->variant) && add < (long)(PS_NODE_HUGE_PAGES * nodes))
+		add = PS_NODE_HUGE_PAGES * nodes;
+	snprintf(value, sizeof(value), "%ld", total + add);
 	if (mmt_sysctl_set("/proc/sys/vm/nr_hugepages", value, err, sizeof(err))) {
 		snprintf(why, sizeof(why), "raising vm.nr_hugepages to %s: %s", value, err);
 		return why;
 	}
 	p->huge_added = meminfo("HugePages_Total") - total;
-	free_pages = meminfo("HugePages_Free");
-	if (free_pages < PS_HUGE_PAGES) {
-		snprintf(why, sizeof(why), "vm.nr_hugepages raised to %s gave %ld free 2 MiB huge pages of the %d needed (memory too fragmented?)",
-			 value, free_pages, PS_HUGE_PAGES);
+	if (!have_huge_pages(p)) {
+		snprintf(why, sizeof(why), "vm.nr_hugepages raised to %s gave %ld free 2 MiB huge pages%s of the %d needed (memory too fragmented?)",
+			 value, usable_huge_pages(), ps_migrates(p->variant) ? ", not 2 on each of two nodes," : "",
+			 PS_HUGE_PAGES);
 		return why;
 	}
 	return NULL;
@@ -138,7 +224,9 @@ static int reserve(struct ps_priv *p)
 {
 	uintptr_t at;
 
-	p->reserve_len = 4 * p->span;
+	/* The sharer ends at most 3 spans and a huge page past a boundary
+	 * that is at most a span in. */
+	p->reserve_len = 4 * p->span + p->hpsz;
 	p->reserve = mmap(NULL, p->reserve_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p->reserve == MAP_FAILED) {
 		p->reserve = NULL;
@@ -146,7 +234,7 @@ static int reserve(struct ps_priv *p)
 	}
 	at = ((uintptr_t)p->reserve + p->span - 1) / p->span * p->span;
 	p->owner_at = (char *)at;
-	p->sharer_at = (char *)at + 2 * p->span + (p->variant == V_UNSHARED_PUNCH ? p->hpsz : 0);
+	p->sharer_at = (char *)at + 2 * p->span + (ps_unshared(p->variant) ? p->hpsz : 0);
 	return 0;
 }
 
@@ -177,6 +265,7 @@ static int pmdshare_prepare(struct mmt_run *run)
 	run->priv = p;
 	p->run = run;
 	p->memfd = -1;
+	p->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	p->revoker_cpu = -1;
 	p->variant = (int)(run->variant - ps_variants);
 	p->hpsz = PS_HPSZ;
@@ -199,8 +288,9 @@ static int pmdshare_prepare(struct mmt_run *run)
 			return -1;
 		}
 	}
-	why = reserve_huge_pages(p);
-	if (!why && p->variant == V_SHARED_PUNCH)
+	why = p->pagemap_fd < 0 ? "needs /proc/self/pagemap (CONFIG_PROC_PAGE_MONITOR): whether the sharer maps the owner's page" :
+				  reserve_huge_pages(p);
+	if (!why && (p->variant == V_SHARED_PUNCH || p->variant == V_SHARED_MIGRATE))
 		why = probe_sharing(p);
 	if (why)
 		mmt_run_skip(run, "%s", why);
@@ -233,6 +323,7 @@ static const struct mmt_field witness_fields[] = {
 	MMT_FIELD(struct ps_witness, reader_cpu, MMT_F_INT),
 	MMT_FIELD(struct ps_witness, revoker_cpu, MMT_F_INT),
 	MMT_FIELD(struct ps_witness, shared, MMT_F_BOOL),
+	MMT_FIELD(struct ps_witness, moved, MMT_F_BOOL),
 	MMT_FIELD(struct ps_witness, held, MMT_F_BOOL),
 };
 static const struct mmt_shape witness_shape = MMT_SHAPE(struct ps_witness, witness_fields);
@@ -253,11 +344,19 @@ static void judge(struct mmt_run *run, const struct ps_priv *p)
 		mmt_run_inconclusive(run, "no round was made");
 	else if (run->variant->injected)
 		return;
-	else if (p->variant == V_UNSHARED_PUNCH && p->shared)
+	else if (ps_unshared(p->variant) && p->shared)
 		mmt_run_inconclusive(run, "the control's mappings shared a PMD table in %llu of %llu rounds: 2 MiB off a 1 GiB boundary they must not",
 				     (unsigned long long)p->shared, (unsigned long long)p->rounds);
-	else if (p->variant == V_UNSHARED_PUNCH)
+	else if (ps_migrates(p->variant) && !p->moved)
+		mmt_run_inconclusive(run, "no round moved the target page to another node (%llu rounds; the first refused move: %s)",
+				     (unsigned long long)p->rounds, p->move_status ? strerror(-p->move_status) : "none");
+	else if (ps_unshared(p->variant))
 		return;
+	else if (mmt_user_tlb_blind())
+		mmt_run_inconclusive(run, "this machine cannot keep the TLB entry the bug leaves: %s", mmt_user_tlb_blind());
+	else if (!p->held && ps_migrates(p->variant))
+		mmt_run_inconclusive(run, "no round held: the table was shared in %llu and the page moved in %llu of %llu rounds, and the reader was preempted or moved in every one that did both",
+				     (unsigned long long)p->shared, (unsigned long long)p->moved, (unsigned long long)p->rounds);
 	else if (!p->held)
 		mmt_run_inconclusive(run, "no round held: the table was shared in %llu of %llu rounds, and the reader was preempted or moved in every one that was",
 				     (unsigned long long)p->shared, (unsigned long long)p->rounds);
@@ -267,8 +366,10 @@ static void round_metrics(struct mmt_run *run, const struct ps_priv *p)
 {
 	mmt_put_count(run, "huge_page_size", p->hpsz);
 	mmt_put_count(run, "huge_pages_added", (uint64_t)p->huge_added);
+	mmt_put_text(run, "user_tlb", mmt_user_tlb_words());
 	mmt_put_count(run, "rounds", p->rounds);
 	mmt_put_count(run, "rounds_shared", p->shared);
+	mmt_put_count(run, "rounds_moved", ps_migrates(p->variant) ? p->moved : MMT_NONE);
 	mmt_put_count(run, "rounds_held", p->held);
 	mmt_put_real(run, "revoke_mean_us", p->rounds ? (double)p->revoke_ns_sum / (double)p->rounds / 1000 : NAN);
 	mmt_put_count(run, "reader_reads", p->reader->reads);
@@ -312,6 +413,8 @@ static void pmdshare_cleanup(struct mmt_run *run)
 
 	if (p->memfd >= 0)
 		close(p->memfd);
+	if (p->pagemap_fd >= 0)
+		close(p->pagemap_fd);
 	if (p->reserve)
 		munmap(p->reserve, p->reserve_len);
 	if (p->flusher)
@@ -329,19 +432,23 @@ static void pmdshare_cleanup(struct mmt_run *run)
 static const struct mmt_metric metrics[] = {
 	MMT_COUNT_ROW("huge_page_size", "bytes", "the hugetlb page size the mappings use"),
 	MMT_COUNT_ROW("huge_pages_added", "pages", "2 MiB huge pages this run added to vm.nr_hugepages (put back after it)"),
+	{ "user_tlb", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
+	  "kept: a CPU's TLB entry for one user address outlives the kernel's flush of another (the premise of any stale read here); else why not (x86 page-table isolation without INVPCID or PCID)", NULL },
 	MMT_COUNT_ROW("rounds", "rounds", "rounds made: map twice, share, zap (unshare), punch, the reader's reads after it"),
 	MMT_COUNT_ROW("rounds_shared", "rounds",
-	      "rounds whose sharer's read of a page only the owner touched took no fault: the PMD table was shared"),
+	      "rounds whose sharer's page table maps a page only the owner touched (pagemap): the PMD table was shared"),
+	MMT_MAYBE_ROW("rounds_moved", MMT_METRIC_COUNT, "rounds",
+	      "the migrate variants: rounds whose target page move_pages() moved to another node; null otherwise"),
 	MMT_COUNT_ROW("rounds_held", "rounds",
-	      "shared rounds whose reader kept its CPU, unpreempted, from before the unshare to its last read: the bug's premise"),
-	{ "revoke_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean zap and punch of a round", NULL },
+	      "shared rounds (the migrate variants: that moved the page) whose reader kept its CPU, unpreempted, from before the unshare or the move to its last read: the bug's premise"),
+	{ "revoke_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean revocation of a round: the zap and the punch, or the move and the second value's store", NULL },
 	MMT_COUNT_ROW("reader_reads", "reads", "the reader's reads through the sharing mapping"),
-	MMT_COUNT_ROW("reads_judged", "reads", "the reader's reads after a punch returned, each of which must read 0"),
-	MMT_COUNT_ROW("stale_reads", "reads", "reads after the punch returned that did not read the hole's 0: the finding"),
+	MMT_COUNT_ROW("reads_judged", "reads", "the reader's reads after a revocation returned, each of which must read the hole's 0 (punch) or the moved page's second value (migrate)"),
+	MMT_COUNT_ROW("stale_reads", "reads", "reads after the revocation returned that did not read what they must: the finding"),
 	MMT_MAYBE_ROW("injected_stale_reads", MMT_METRIC_COUNT, "reads",
 	      "broken-stale: the reads after the punch made from the reader's own page; null otherwise"),
 	{ "first_stale", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
-	  "the first rounds with stale reads: round, how many, the file's value before the punch, the first value read, CPUs, whether the round shared and held",
+	  "the first rounds with stale reads: round, how many, the file's value before the revocation, the first value read, CPUs, whether the round shared, moved and held",
 	  &witness_shape },
 	MMT_MAYBE_ROW("time_to_first_stale_ms", MMT_METRIC_REAL, "ms", "run start to the first stale read; null without one"),
 	MMT_MAYBE_ROW("rounds_to_first_stale", MMT_METRIC_COUNT, "rounds", "the round of the first stale read"),
@@ -351,7 +458,7 @@ static const struct mmt_metric metrics[] = {
 	MMT_COUNT_ROW("reader_stuck", "threads", "1 when the reader waited past its bound"),
 	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits of the revoker that gave up"),
 	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
-	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "a memfd_create, mmap, madvise or fallocate failing, and why"),
+	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "a memfd_create, mmap, madvise, fallocate or move_pages failing, and why"),
 	MMT_SHAPED_ROW("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
 };
 

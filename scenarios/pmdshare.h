@@ -13,7 +13,22 @@
 #include "mutant.h"
 #include "scenario.h"
 
-enum ps_variant { V_SHARED_PUNCH, V_UNSHARED_PUNCH, V_BROKEN_STALE, NR_VARIANTS };
+enum ps_variant { V_SHARED_PUNCH, V_UNSHARED_PUNCH, V_SHARED_MIGRATE, V_UNSHARED_MIGRATE, V_BROKEN_STALE, NR_VARIANTS };
+
+/* How a round takes the target away from the reader's translation: the
+ * punch (a4a118f2eead's unshare, then the file's hole), or a migration to
+ * another node (017b1660df89's walk, then a new value in the new page). */
+static inline bool ps_migrates(int v)
+{
+	return v == V_SHARED_MIGRATE || v == V_UNSHARED_MIGRATE;
+}
+
+/* The controls: the sharer 2 MiB off the boundary, where no table is
+ * shared. */
+static inline bool ps_unshared(int v)
+{
+	return v == V_UNSHARED_PUNCH || v == V_UNSHARED_MIGRATE;
+}
 
 enum { OPT_TARGET_HELD, NR_OPTIONS };
 
@@ -29,13 +44,16 @@ enum { OUT_FRESH, OUT_STALE, NR_OUTCOMES };
 #define PS_DEFAULT_BOUND_NS 120000000000ull
 #define PS_INJECT_ROUNDS 50
 
-/* The reader's reads after it saw the punch return, each judged. */
+/* The reader's reads after it saw the revocation return, each judged. */
 #define PS_AFTER_READS 64
 
 /* Huge pages a round holds at most: the target and the witness page, and
- * the target's replacement a correct kernel faults in after the punch;
- * one more of slack. */
+ * the target's replacement (the one a correct kernel faults in after the
+ * punch, or the migration's destination); one more of slack.  The migrate
+ * variants want PS_NODE_HUGE_PAGES free on each of two nodes. */
 #define PS_HUGE_PAGES 4
+#define PS_NODE_HUGE_PAGES 2
+#define PS_MAX_NODES 64
 
 #define PS_WAIT_NS 5000000000ull	/* the revoker, for the reader's step */
 #define PS_IDLE_WAIT_NS 20000000000ull	/* the reader, for the next round */
@@ -48,7 +66,7 @@ enum { PG_TARGET, PG_ZAPPED, PG_WITNESS };
 struct ps_ctl {
 	/* The revoker's, per round n. */
 	uint64_t round __mmt_aligned;	/* n: both mappings present: read the target */
-	uint64_t punched;		/* n: the punch returned */
+	uint64_t revoked;		/* n: the punch returned, or the migration and the new value's store */
 	int stop;
 };
 
@@ -56,21 +74,22 @@ struct ps_reader {
 	uint64_t reads, stale, injected, held;
 	uint64_t bound_cycles;
 	bool stuck, never_saw;		/* never_saw: the target never read the round's value */
-	/* Published with acked: its reads after it saw the punch return that
-	 * did not read 0 (the hole), the first such value, and whether it
-	 * kept its CPU from before its first read to after its last (no
-	 * preemption, no migration). */
+	/* Published with acked: its reads after it saw the revocation return
+	 * that did not read what they must (ps_after()), the first such
+	 * value, and whether it ran unpreempted from before its first read to
+	 * after its last (its CPU is pinned: a preemption may switch page
+	 * tables; a voluntary switch needs a fault, which only a flush makes). */
 	uint64_t round_stale, first_value;
 	bool round_held;
 	int cpu;
 	uint64_t armed __mmt_aligned;	/* n: it read the round's value through the sharing mapping */
-	uint64_t acked __mmt_aligned;	/* n: its reads after the punch are done */
+	uint64_t acked __mmt_aligned;	/* n: its reads after the revocation are done */
 } __mmt_aligned;
 
 struct ps_witness {
 	uint64_t round, reads, file_value, found;
 	int reader_cpu, revoker_cpu;
-	bool shared, held;
+	bool shared, moved, held;
 };
 
 #define PS_MAX_FIRST 16
@@ -85,16 +104,20 @@ struct ps_priv {
 	char *reserve;			/* room for both mappings, aligned to span */
 	size_t reserve_len;
 	char *owner_at;			/* the mapping that builds the table */
-	char *sharer_at;		/* the one that shares it (unshared-punch: cannot) */
+	char *sharer_at;		/* the one that shares it (the controls: cannot) */
 	char *flusher;			/* pages zapped between rounds: a whole-mm flush */
 	size_t flusher_len;
 	char *shadow;			/* broken-stale: the reader's own page, holding the old value */
 	int memfd;
+	int pagemap_fd;			/* /proc/self/pagemap: whether the sharer maps the witness page */
 	int sysctl_mark;
 	long huge_added;		/* huge pages this run added to vm.nr_hugepages */
+	int nodes[PS_MAX_NODES];	/* the migrate variants: nodes with memory */
+	unsigned nr_nodes;
 	int revoker_cpu;
+	int move_status;		/* the first refused move's status (-errno), 0: none */
 	/* results */
-	uint64_t rounds, shared, held, revoke_ns_sum;
+	uint64_t rounds, shared, moved, held, revoke_ns_sum;
 	uint64_t outcomes[NR_OUTCOMES];
 	struct ps_witness first[PS_MAX_FIRST];
 	unsigned nr_first;
@@ -119,6 +142,18 @@ void ps_unmap_round(struct ps_priv *p);
 static inline uint64_t ps_tag(uint64_t n)
 {
 	return (0x5bull << 56) | (n & ((1ull << 56) - 1));
+}
+
+/* The target's value once the page moved (the migrate variants). */
+static inline uint64_t ps_moved_tag(uint64_t n)
+{
+	return (0x5cull << 56) | (n & ((1ull << 56) - 1));
+}
+
+/* What every read after the revocation must read. */
+static inline uint64_t ps_after(int v, uint64_t n)
+{
+	return ps_migrates(v) ? ps_moved_tag(n) : 0;
 }
 
 #endif

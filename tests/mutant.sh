@@ -45,7 +45,7 @@ else
 	skip "setting switches needs root"
 fi
 MMT_SYSCTL_ROOT=$scratch/none run mmrace --variant race --mutant no_such_bug --duration 100ms --output "$scratch/x.json"
-[ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "this kernel has no mutant switches.*(kernel/mutants.tsv: tlb_flush_pending, clear_refs_flush, madv_nested_flush, mremap_flush, pmd_unshare_flush)"
+[ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "this kernel has no mutant switches.*(kernel/mutants.tsv: tlb_flush_pending, clear_refs_flush, madv_nested_flush, mremap_flush, pmd_unshare_flush, migrate_pmd_unshare)"
 ok $? "no mutant kernel: exit 2, naming the table's switches ($err)"
 run mmrace --variant race --mutant tlb_flush_pending=maybe --duration 100ms --output "$scratch/x.json"
 [ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "must be on or off" && [ ! -e "$scratch/x.json" ]

@@ -31,6 +31,11 @@ echo "@@ mmrace rc $?"
 echo "@@MMT-FILE ../escape.json@@"
 echo e30K
 echo "@@MMT-END@@"
+for copy in eyJjb3B5IjoxfQo= eyJjb3B5IjoyfQo=; do
+	echo "@@MMT-FILE twice.json@@"
+	echo "$copy"
+	echo "@@MMT-END@@"
+done
 cat /proc/cmdline
 hostname
 mmtorture --version
@@ -137,6 +142,8 @@ ok $? "--script runs in the guest with its exit status, --append reaches /proc/c
 # A file block's name is the guest's to write: one with a path is dropped.
 [ ! -e "$scratch/escape.json" ] && ! grep -q 'escape' "$scratch/err"
 ok $? "a file block named ../escape.json is not written outside the results"
+[ "$(cat "$boot1/twice.json" 2>/dev/null)" = '{"copy":2}' ] && [ "$(grep -c 'results: .*/twice.json' "$scratch/err")" -eq 1 ]
+ok $? "a file sent twice comes back once, as its last copy ($(cat "$boot1/twice.json" 2>/dev/null))"
 
 "$vm" --script "$scratch/nope.sh" >/dev/null 2>"$scratch/err"
 [ $? -eq 2 ] && grep -q 'not a readable file' "$scratch/err"

@@ -51,7 +51,7 @@ for i in 0 1; do
 		continue
 	fi
 	if [ "$v" = shared-punch ]; then
-		[ "$shared" -eq "$rounds" ] && [ "$held" -le "$shared" ] &&
+		[ "$shared" -eq "$rounds" ] && [ "$(get "$f" runs.$i.metrics.user_tlb)" = kept ] &&
 			{ { [ "$status" = ok ] && [ "$held" -gt 0 ]; } ||
 				{ [ "$status" = inconclusive ] && [ "$held" -eq 0 ] &&
 					get "$f" runs.$i.reason | grep -q "no round held"; } ||
@@ -59,15 +59,60 @@ for i in 0 1; do
 					get "$f" runs.$i.reason | grep -q "gave up waiting\|waited more than"; }; }
 	else
 		# 2 MiB off a 1 GiB boundary the kernel cannot share the table.
-		[ "$status" = ok ] && [ "$shared" -eq 0 ] && [ "$held" -eq 0 ]
+		[ "$status" = ok ] && [ "$shared" -eq 0 ]
 	fi &&
 		[ "$(get "$f" runs.$i.metrics.stale_reads)" -eq 0 ] && [ "$(get "$f" runs.$i.witnesses.count)" -eq 0 ] &&
-		[ "$rounds" -gt 0 ] && [ "$(get "$f" runs.$i.metrics.reads_judged)" -eq $((64 * rounds)) ]
+		[ "$rounds" -gt 0 ] && [ "$(get "$f" runs.$i.metrics.reader_reads)" -gt "$(get "$f" runs.$i.metrics.reads_judged)" ]
 	ok $? "$v: no stale read on this kernel in $(get "$f" runs.$i.metrics.reads_judged) reads judged, status $status agreeing with $shared shared and $held held rounds of $rounds ($(get "$f" runs.$i.reason))"
 	row=$(printf '%s\n' "$out" | grep "^pmdshare  *$v ")
-	case $status/$shared in ok/0) words="none shared: kept;" ;; ok/*) words="held: kept;" ;; *) words="no round held;" ;; esac
-	printf '%s' "$row" | grep -q "$words"
-	ok $? "$v: the table's row says '$words' for a $status run"
+	case $status/$shared/$held in ok/0/*) words="none shared: kept;" ;; ok/*) words="held: kept;" ;; */0) words="no round held;" ;; *) words= ;; esac
+	if [ -z "$words" ]; then
+		skip "$v: an INCONCLUSIVE run with held rounds ($(get "$f" runs.$i.reason)) has no words of its own"
+	else
+		printf '%s' "$row" | grep -q "$words"
+		ok $? "$v: the table's row says '$words' for a $status run"
+	fi
+done
+
+# The migrate variants: on one node they are skipped with the reason; on
+# two they must read nothing stale, as the punch variants.
+nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+sw=/sys/module/mmt_mutant/parameters/migrate_pmd_unshare
+migrate_mutant_on=0
+case $(cat "$sw" 2>/dev/null) in Y | 1) migrate_mutant_on=1 ;; esac
+f="$scratch/migrate.json"
+run pmdshare --variant shared-migrate,unshared-migrate --duration 2s --output "$f"
+printf '%s\n' "$out" | sed 's/^/# /'
+for i in 0 1; do
+	v=$(get "$f" runs.$i.variant)
+	status=$(get "$f" runs.$i.status)
+	if [ "$status" = skipped ]; then
+		[ "$nodes" -lt 2 ] && get "$f" runs.$i.reason | grep -q "needs two NUMA nodes with memory (this machine has 1)"
+		ok $? "$v on $nodes node(s): skipped, saying why ($(get "$f" runs.$i.reason))"
+		continue
+	fi
+	shared=$(get "$f" runs.$i.metrics.rounds_shared)
+	moved=$(get "$f" runs.$i.metrics.rounds_moved)
+	held=$(get "$f" runs.$i.metrics.rounds_held)
+	rounds=$(get "$f" runs.$i.metrics.rounds)
+	if [ "$migrate_mutant_on" -eq 1 ] && [ "$v" = shared-migrate ]; then
+		skip "shared-migrate on a mutant kernel with migrate_pmd_unshare on: tests/mutant.sh's"
+		continue
+	fi
+	if [ "$status" = invalid ] || get "$f" runs.$i.reason | grep -q "gave up waiting\|waited more than"; then
+		skip "$v was stalled past its bound ($(get "$f" runs.$i.reason)): nothing to judge"
+		continue
+	fi
+	if [ "$v" = shared-migrate ]; then
+		[ "$shared" -eq "$rounds" ] &&
+			{ { [ "$status" = ok ] && [ "$held" -gt 0 ]; } ||
+				{ [ "$status" = inconclusive ] && [ "$held" -eq 0 ]; }; }
+	else
+		[ "$status" = ok ] && [ "$shared" -eq 0 ] && [ "$moved" -gt 0 ]
+	fi &&
+		[ "$(get "$f" runs.$i.metrics.stale_reads)" -eq 0 ] && [ "$rounds" -gt 0 ] &&
+		[ "$(get "$f" runs.$i.metrics.reader_reads)" -gt "$(get "$f" runs.$i.metrics.reads_judged)" ]
+	ok $? "$v: no stale read on this kernel in $(get "$f" runs.$i.metrics.reads_judged) reads judged, status $status agreeing with $shared shared, $moved moved, $held held of $rounds rounds ($(get "$f" runs.$i.reason))"
 done
 
 # The injected fault, exactly: every read after the punch made from the
@@ -77,7 +122,7 @@ for i in 1 2 3; do
 	run pmdshare --variant broken-stale --iterations 20 --output "$f"
 	injected=$(get "$f" runs.0.metrics.injected_stale_reads)
 	stale=$(get "$f" runs.0.witnesses.histogram.stale_read)
-	[ "$rc" -eq 0 ] && [ "$(get "$f" runs.0.verdict)" = "caught (injected fault)" ] && [ "$injected" -eq $((20 * 64)) ] &&
+	[ "$rc" -eq 0 ] && [ "$(get "$f" runs.0.verdict)" = "caught (injected fault)" ] && [ "$injected" -gt 0 ] &&
 		[ "$stale" -eq "$injected" ] && [ "$(get "$f" runs.0.witnesses.count)" -eq "$stale" ] &&
 		[ "$(get "$f" runs.0.metrics.rounds)" -eq 20 ]
 	ok $? "broken-stale run $i: each of the $injected reads from the reader's own page reported stale ($stale), nothing else"

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Whether user TLB entries outlive a flush of other addresses (user-tlb.h):
+ * the kernel's own words, /sys/devices/system/cpu/vulnerabilities/meltdown
+ * ("Mitigation: PTI"), and the CPU's flags in /proc/cpuinfo.
+ */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "user-tlb.h"
+
+#define MELTDOWN "/sys/devices/system/cpu/vulnerabilities/meltdown"
+
+static bool pti_on(void)
+{
+	char line[160] = "";
+	FILE *f = fopen(MELTDOWN, "r");
+
+	if (!f)
+		return false;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	return strstr(line, "PTI") != NULL;
+}
+
+/* Whether the first "flags" line of /proc/cpuinfo names flag. */
+static bool cpu_flag(const char *flag)
+{
+	char line[4096];
+	const size_t len = strlen(flag);
+	bool found = false;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		const char *s;
+
+		if (strncmp(line, "flags", 5))
+			continue;
+		for (s = strstr(line, flag); s && !found; s = strstr(s + 1, flag))
+			found = (s[-1] == ' ' || s[-1] == ':' || s[-1] == '\t') &&
+				(s[len] == ' ' || s[len] == '\n' || s[len] == '\0');
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
+const char *mmt_user_tlb_blind(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (!pti_on())
+		return NULL;
+	if (!cpu_flag("pcid"))
+		return "page-table isolation (PTI) without PCID: every return to user space flushes the user TLB";
+	if (!cpu_flag("invpcid"))
+		return "page-table isolation (PTI) without INVPCID: a flush of one user address flushes the whole user address space";
+#endif
+	return NULL;
+}
+
+const char *mmt_user_tlb_words(void)
+{
+	const char *why = mmt_user_tlb_blind();
+
+	return why ? why : "kept";
+}
