@@ -40,8 +40,7 @@
 
 static void fail(struct ma_priv *p, const char *what, int err)
 {
-	if (!p->error[0])
-		snprintf(p->error, sizeof(p->error), "%s: %s", what, strerror(err));
+	mmt_hunt_fail(&p->hunt, what, err);
 }
 
 /* Is the page at addr present in the page tables (mincore: a private
@@ -61,8 +60,7 @@ static int resident(const struct ma_priv *p, const void *addr)
 /* The first zapper's waits: bounded, and what it waited for on timeout. */
 static bool wait_for(struct ma_priv *p, const uint64_t *x, uint64_t v, const char *what)
 {
-	return mmt_wait_step(x, v, MA_WAIT_NS, what, "round", &p->wait_timeouts, p->wait_timeout_what,
-			     sizeof(p->wait_timeout_what));
+	return mmt_hunt_wait(&p->hunt, x, v, MA_WAIT_NS, what);
 }
 
 /*
@@ -85,18 +83,6 @@ static int populate(struct ma_priv *p)
 	return 0;
 }
 
-static void note_witness(struct ma_priv *p, const struct ma_witness *x, struct mmt_worker *wk)
-{
-	if (p->nr_first < MA_MAX_FIRST)
-		p->first[p->nr_first++] = *x;
-	if (!p->first_lost_ns) {
-		p->first_lost_ns = mmt_now_ns();
-		p->first_lost_round = x->round;
-		p->raced_at_first = p->raced;
-		mmt_witness_first(wk, x->round);
-	}
-}
-
 /*
  * Round n, with every actor done: the target must hold the writer's tag.
  * Judged only where nothing could zap the target after the second
@@ -117,27 +103,25 @@ static void judge_round(struct ma_priv *p, uint64_t n, bool resident_before, str
 	struct ma_witness x = { .round = n, .stored = w->stored, .found = READ_ONCE(*ma_target(p)),
 				.writer_cpu = w->stored_cpu, .zapper_cpu = p->zapper_cpu, .second_cpu = s->cpu };
 
-	if (s->skipped) {
+	bool lost = false;
+
+	if (s->skipped)
 		p->void_rounds++;
-		return;
-	}
-	if (!resident_before) {
+	else if (!resident_before)
 		p->not_resident++;
-		return;
+	else {
+		if (s->late)
+			p->late++;
+		else if (w->walk_done)
+			p->walk_done++;
+		else
+			x.raced = true;
+		lost = x.found != x.stored;
+		p->outcomes[lost ? OUT_LOST : OUT_KEPT]++;
+		if (lost && p->nr_first < MA_MAX_FIRST)
+			p->first[p->nr_first++] = x;
 	}
-	if (s->late)
-		p->late++;
-	else if (w->walk_done)
-		p->walk_done++;
-	else
-		x.raced = true;
-	p->raced += x.raced;
-	if (likely(x.found == x.stored)) {
-		p->outcomes[OUT_KEPT]++;
-		return;
-	}
-	p->outcomes[OUT_LOST]++;
-	note_witness(p, &x, wk);
+	mmt_hunt_round(&p->hunt, n, x.raced, lost, wk);
 }
 
 /* Round n; -1 when a call failed or a wait gave up (the run ends). */
@@ -175,51 +159,27 @@ static int round_once(struct ma_priv *p, uint64_t n, struct mmt_worker *wk)
 	if (p->second->error)
 		fail(p, "the second zapper's mincore() or madvise()", p->second->error);
 	judge_round(p, n, was_resident, wk);
-	p->rounds = n;
-	return p->error[0] ? -1 : 0;
+	return p->hunt.error[0] ? -1 : 0;
 }
 
-/*
- * Whether the run has what it came for: --target-raced raced rounds; and
- * without --duration, the first lost write or MA_TARGET_RACED raced
- * rounds (injection: MA_INJECT_ROUNDS rounds), however long this machine
- * takes.
- */
-static const char *has_enough(const struct ma_priv *p, uint64_t n)
-{
-	const struct mmt_run *run = p->run;
-	const uint64_t target = run->opt[OPT_TARGET_RACED];
-
-	if (run->iterations && n >= run->iterations)
-		return "--iterations";
-	if (target)
-		return p->raced >= target ? "--target-raced" : NULL;
-	if (!run->duration_defaulted)
-		return NULL;
-	if (run->variant->injected)
-		return n >= MA_INJECT_ROUNDS ? "rounds" : NULL;
-	if (p->outcomes[OUT_LOST])
-		return "first lost write";
-	return p->raced >= MA_TARGET_RACED ? "rounds raced" : NULL;
-}
-
+/* Rounds until the run has what it came for (mmt_hunt_enough()): without
+ * --duration the first lost write or 64 raced rounds, however long this
+ * machine takes. */
 void ma_first_zapper(struct ma_priv *p, struct mmt_worker *wk)
 {
-	p->start_ns = mmt_now_ns();
+	struct mmt_hunt *h = &p->hunt;
+
+	h->start_ns = mmt_now_ns();
 	mmt_worker_at(wk, "populating, zapping, waiting for the others, judging");
 	for (uint64_t n = 1; !mmt_should_stop(); n++) {
-		const char *enough;
-
 		if (round_once(p, n, wk))
 			break;
-		enough = has_enough(p, n);
-		if (enough) {
-			p->ended_by = enough;
+		h->ended_by = mmt_hunt_enough(h, p->run, n, p->outcomes[OUT_LOST]);
+		if (h->ended_by)
 			mmt_request_stop();
-		}
 	}
 	WRITE_ONCE(p->ctl->stop, 1);
-	wk->ops = p->rounds;
+	wk->ops = h->rounds;
 }
 
 /* ---- second zapper ------------------------------------------------------- */

@@ -135,6 +135,10 @@ static int madvise_prepare(struct mmt_run *run)
 	run->priv = p;
 	p->run = run;
 	p->variant = (int)(run->variant - ma_variants);
+	p->hunt.first_rule = "first lost write";
+	p->hunt.premise_rule = "rounds raced";
+	p->hunt.target_option = "--target-raced";
+	p->hunt.target = run->opt[OPT_TARGET_RACED];
 	p->psz = (size_t)sysconf(_SC_PAGESIZE);
 	p->pages = (unsigned)run->opt[OPT_PAGES];
 	p->zapper_cpu = -1;
@@ -161,7 +165,7 @@ static void first_zapper(struct ma_priv *p, struct mmt_worker *w)
 	if (p->second_threaded)
 		err = pthread_create(&p->second_thread, NULL, ma_second_thread, p);
 	if (err) {
-		snprintf(p->error, sizeof(p->error), "starting the second zapper: %s", strerror(err));
+		mmt_hunt_fail(&p->hunt, "starting the second zapper", err);
 		p->second_threaded = false;
 		WRITE_ONCE(p->ctl->stop, 1);
 		return;
@@ -206,21 +210,21 @@ static const struct mmt_shape witness_shape = MMT_SHAPE(struct ma_witness, witne
 /* A run that found nothing proves nothing unless a round raced. */
 static void judge(struct mmt_run *run, const struct ma_priv *p)
 {
-	if (p->error[0])
-		mmt_run_inconclusive(run, "%s", p->error);
+	if (p->hunt.error[0])
+		mmt_run_inconclusive(run, "%s", p->hunt.error);
 	else if (p->writer->stuck || p->second->stuck)
 		mmt_run_inconclusive(run, "the %s waited more than %llu s for the next round",
 			     p->writer->stuck ? "writer" : "second zapper",
 			     (unsigned long long)(MA_IDLE_WAIT_NS / 1000000000ull));
-	else if (p->wait_timeouts)
-		mmt_run_inconclusive(run, "the first zapper gave up waiting for %s", p->wait_timeout_what);
-	else if (!p->rounds)
+	else if (p->hunt.wait_timeouts)
+		mmt_run_inconclusive(run, "the first zapper gave up waiting for %s", p->hunt.wait_timeout_what);
+	else if (!p->hunt.rounds)
 		mmt_run_inconclusive(run, "no round was made");
 	else if (run->variant->injected)
 		return;
-	else if (!p->raced)
+	else if (!p->hunt.premise)
 		mmt_run_inconclusive(run, "no round raced: the second zapper's madvise() and the writer's store did not both come while the first zapper's walk ran (%llu rounds: %llu with the target read out only after the first zapper returned, %llu with the walk ended before the store, %llu void: %llu the second zapper's wait gave up, %llu the target not present before the zap)",
-			     (unsigned long long)p->rounds, (unsigned long long)p->late,
+			     (unsigned long long)p->hunt.rounds, (unsigned long long)p->late,
 			     (unsigned long long)p->walk_done,
 			     (unsigned long long)(p->void_rounds + p->not_resident), (unsigned long long)p->void_rounds,
 			     (unsigned long long)p->not_resident);
@@ -238,13 +242,13 @@ static void round_metrics(struct mmt_run *run, const struct ma_priv *p)
 	mmt_put_count(run, "page_size", p->psz);
 	mmt_put_text(run, "line_up", line_up(p));
 	mmt_put_text(run, "populate", p->populate_write ? "MADV_POPULATE_WRITE" : "a store per page");
-	mmt_put_count(run, "rounds", p->rounds);
-	mmt_put_count(run, "rounds_raced", p->raced);
+	mmt_put_count(run, "rounds", p->hunt.rounds);
+	mmt_put_count(run, "rounds_raced", p->hunt.premise);
 	mmt_put_count(run, "rounds_seen_late", p->late);
 	mmt_put_count(run, "rounds_walk_done", p->walk_done);
 	mmt_put_count(run, "rounds_void", p->void_rounds);
 	mmt_put_count(run, "rounds_not_present", p->not_resident);
-	mmt_put_real(run, "zap_mean_us", p->rounds ? (double)p->zap_ns_sum / (double)p->rounds / 1000 : NAN);
+	mmt_put_real(run, "zap_mean_us", p->hunt.rounds ? (double)p->zap_ns_sum / (double)p->hunt.rounds / 1000 : NAN);
 	mmt_put_count(run, "writer_stores", p->writer->stores);
 	mmt_put_count(run, "window_stores", p->writer->window_stores);
 }
@@ -255,16 +259,9 @@ static void finding_metrics(struct mmt_run *run, const struct ma_priv *p)
 	mmt_put_count(run, "lost_writes", p->outcomes[OUT_LOST]);
 	mmt_put_count(run, "injected_lost_stores", p->variant == V_BROKEN_LOST ? p->writer->injected : MMT_NONE);
 	mmt_put_list(run, "first_lost", p->first, p->nr_first);
-	mmt_put_real(run, "time_to_first_lost_ms",
-		     p->first_lost_ns ? (double)(p->first_lost_ns - p->start_ns) / 1e6 : NAN);
-	mmt_put_count(run, "rounds_to_first_lost", p->first_lost_ns ? p->first_lost_round : MMT_NONE);
-	mmt_put_count(run, "raced_to_first_lost", p->first_lost_ns ? p->raced_at_first : MMT_NONE);
-	mmt_put_text(run, "ended_by", p->ended_by ? p->ended_by : "duration");
+	mmt_hunt_metrics(run, &p->hunt, "lost", "raced");
 	mmt_put_count(run, "writer_stuck", p->writer->stuck);
 	mmt_put_count(run, "second_stuck", p->second->stuck);
-	mmt_put_count(run, "wait_timeouts", p->wait_timeouts);
-	mmt_put_text(run, "wait_timeout", p->wait_timeouts ? p->wait_timeout_what : NULL);
-	mmt_put_text(run, "error", p->error[0] ? p->error : NULL);
 }
 
 static void madvise_verify(struct mmt_run *run)
@@ -272,7 +269,7 @@ static void madvise_verify(struct mmt_run *run)
 	struct ma_priv *p = run->priv;
 
 	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
-	run->ops = p->rounds;
+	run->ops = p->hunt.rounds;
 	round_metrics(run, p);
 	finding_metrics(run, p);
 	mmt_mutant_snapshot(&p->mutant_after);
@@ -318,16 +315,9 @@ static const struct mmt_metric metrics[] = {
 	      "broken-lost: the stores made to the writer's own page instead of the target; null otherwise"),
 	{ "first_lost", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
 	  "the first lost writes: round, value stored and found, CPUs, whether the round raced", &witness_shape },
-	MMT_MAYBE_ROW("time_to_first_lost_ms", MMT_METRIC_REAL, "ms", "run start to the first lost write; null without one"),
-	MMT_MAYBE_ROW("rounds_to_first_lost", MMT_METRIC_COUNT, "rounds", "the round of the first lost write"),
-	MMT_MAYBE_ROW("raced_to_first_lost", MMT_METRIC_COUNT, "rounds",
-	      "raced rounds up to the first lost write: what calibrates the default target"),
-	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
-	  "what ended the run: its own rule (first lost write, rounds raced, ...), the duration, or a signal", NULL },
+	MMT_HUNT_ROWS("lost", "raced", "lost write"),
 	MMT_COUNT_ROW("writer_stuck", "threads", "1 when the writer waited past its bound for the next round"),
 	MMT_COUNT_ROW("second_stuck", "threads", "1 when the second zapper waited past its bound for the next round"),
-	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits of the first zapper that gave up"),
-	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
 	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "a madvise() or thread start failing, and why"),
 	MMT_SHAPED_ROW("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
 };

@@ -12,6 +12,7 @@
 
 #include "compiler.h"
 #include "kstate.h"
+#include "hunt.h"
 #include "mutant.h"
 #include "scenario.h"
 
@@ -22,14 +23,12 @@ enum { OPT_PAGES, OPT_TARGET_RACED, OPT_SECOND_AFTER_FIRST, NR_OPTIONS };
 enum { OUT_KEPT, OUT_LOST, NR_OUTCOMES };
 
 /*
- * Without --duration: the run ends at the first lost write or at
- * MA_TARGET_RACED raced rounds (the second zapper returned, and the
- * writer stored after it, while the first zapper's call still ran), at
- * most MA_DEFAULT_BOUND_NS in.  64 is mmrace's and softdirty's count.
+ * Without --duration: the run ends at the first lost write or at 64 raced
+ * rounds (the second zapper returned, and the writer stored after it,
+ * while the first zapper's call still ran), at most MA_DEFAULT_BOUND_NS
+ * in: the hunt's rule (hunt.h; 64 is mmrace's and softdirty's count too).
  */
-#define MA_TARGET_RACED 64
 #define MA_DEFAULT_BOUND_NS 120000000000ull
-#define MA_INJECT_ROUNDS 50		/* injected faults: rounds judged */
 
 /* The second zapper's sleep between looks when it shares a CPU. */
 #define MA_NAP_NS 20000
@@ -106,17 +105,12 @@ struct ma_priv {
 	pthread_t second_thread;	/* the second zapper when it has no worker of its own */
 	bool second_threaded;
 	/* results */
-	uint64_t rounds, raced, void_rounds, not_resident, late, walk_done;
+	struct mmt_hunt hunt;		/* rounds, raced rounds (its premise), the first finding, errors */
+	uint64_t void_rounds, not_resident, late, walk_done;
 	uint64_t zap_ns_sum;
 	uint64_t outcomes[NR_OUTCOMES];
 	struct ma_witness first[MA_MAX_FIRST];
 	unsigned nr_first;
-	uint64_t first_lost_ns, first_lost_round, raced_at_first;
-	const char *ended_by;
-	char error[160];
-	uint64_t wait_timeouts;
-	char wait_timeout_what[120];
-	uint64_t start_ns;
 	int zapper_cpu;
 	struct mmt_mutant_state mutant_before, mutant_after;
 };

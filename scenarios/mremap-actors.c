@@ -43,14 +43,12 @@
 
 static void fail(struct mr_priv *p, const char *what, int err)
 {
-	if (!p->error[0])
-		snprintf(p->error, sizeof(p->error), "%s: %s", what, strerror(err));
+	mmt_hunt_fail(&p->hunt, what, err);
 }
 
 static bool wait_for(struct mr_priv *p, const uint64_t *x, uint64_t v, const char *what)
 {
-	return mmt_wait_step(x, v, MR_WAIT_NS, what, "round", &p->wait_timeouts, p->wait_timeout_what,
-			     sizeof(p->wait_timeout_what));
+	return mmt_hunt_wait(&p->hunt, x, v, MR_WAIT_NS, what);
 }
 
 /* ---- mover --------------------------------------------------------------- */
@@ -120,19 +118,11 @@ static void judge_round(struct mr_priv *p, uint64_t n, uint64_t t_m1, struct mmt
 		p->punched_late++;
 	else
 		x.raced = true;
-	p->raced += x.raced;
 	p->outcomes[OUT_FRESH] += MR_AFTER_READS - r->round_stale;
-	if (likely(!r->round_stale))
-		return;
 	p->outcomes[OUT_STALE] += r->round_stale;
-	if (p->nr_first < MR_MAX_FIRST)
+	if (r->round_stale && p->nr_first < MR_MAX_FIRST)
 		p->first[p->nr_first++] = x;
-	if (!p->first_stale_ns) {
-		p->first_stale_ns = mmt_now_ns();
-		p->first_stale_round = n;
-		p->raced_at_first = p->raced;
-		mmt_witness_first(wk, n);
-	}
+	mmt_hunt_round(&p->hunt, n, x.raced, r->round_stale, wk);
 }
 
 static int round_once(struct mr_priv *p, uint64_t n, struct mmt_worker *wk)
@@ -167,47 +157,26 @@ static int round_once(struct mr_priv *p, uint64_t n, struct mmt_worker *wk)
 	if (p->puncher->error)
 		fail(p, "the puncher's fallocate(PUNCH_HOLE)", p->puncher->error);
 	judge_round(p, n, t_m1, wk);
-	p->rounds = n;
 	if (reset_new(p))
 		return -1;
-	return p->error[0] ? -1 : 0;
-}
-
-static const char *has_enough(const struct mr_priv *p, uint64_t n)
-{
-	const struct mmt_run *run = p->run;
-	const uint64_t target = run->opt[OPT_TARGET_RACED];
-
-	if (run->iterations && n >= run->iterations)
-		return "--iterations";
-	if (target)
-		return p->raced >= target ? "--target-raced" : NULL;
-	if (!run->duration_defaulted)
-		return NULL;
-	if (run->variant->injected)
-		return n >= MR_INJECT_ROUNDS ? "rounds" : NULL;
-	if (p->outcomes[OUT_STALE])
-		return "first stale read";
-	return p->raced >= MR_TARGET_RACED ? "rounds raced" : NULL;
+	return p->hunt.error[0] ? -1 : 0;
 }
 
 void mr_mover(struct mr_priv *p, struct mmt_worker *wk)
 {
-	p->start_ns = mmt_now_ns();
+	struct mmt_hunt *h = &p->hunt;
+
+	h->start_ns = mmt_now_ns();
 	mmt_worker_at(wk, "mapping, moving, waiting for the others, judging");
 	for (uint64_t n = 1; !mmt_should_stop(); n++) {
-		const char *enough;
-
 		if (round_once(p, n, wk))
 			break;
-		enough = has_enough(p, n);
-		if (enough) {
-			p->ended_by = enough;
+		h->ended_by = mmt_hunt_enough(h, p->run, n, p->outcomes[OUT_STALE]);
+		if (h->ended_by)
 			mmt_request_stop();
-		}
 	}
 	WRITE_ONCE(p->ctl->stop, 1);
-	wk->ops = p->rounds;
+	wk->ops = h->rounds;
 }
 
 /* ---- puncher ------------------------------------------------------------- */

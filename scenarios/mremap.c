@@ -135,6 +135,10 @@ static int mremap_prepare(struct mmt_run *run)
 	p->pages = (unsigned)run->opt[OPT_PAGES];
 	p->len = (size_t)p->pages * p->psz;
 	p->mover_cpu = -1;
+	p->hunt.first_rule = "first stale read";
+	p->hunt.premise_rule = "rounds raced";
+	p->hunt.target_option = "--target-raced";
+	p->hunt.target = run->opt[OPT_TARGET_RACED];
 	p->ctl = mmt_alloc_lines(sizeof(*p->ctl));
 	p->puncher = mmt_alloc_lines(sizeof(*p->puncher));
 	p->reader = mmt_alloc_lines(sizeof(*p->reader));
@@ -174,7 +178,7 @@ static void mover(struct mr_priv *p, struct mmt_worker *w)
 	if (p->puncher_threaded)
 		err = pthread_create(&p->puncher_thread, NULL, mr_puncher_thread, p);
 	if (err) {
-		snprintf(p->error, sizeof(p->error), "starting the puncher: %s", strerror(err));
+		mmt_hunt_fail(&p->hunt, "starting the puncher", err);
 		p->puncher_threaded = false;
 		WRITE_ONCE(p->ctl->stop, 1);
 		return;
@@ -219,30 +223,30 @@ static const struct mmt_shape witness_shape = MMT_SHAPE(struct mr_witness, witne
 
 static void judge(struct mmt_run *run, const struct mr_priv *p)
 {
-	if (p->error[0])
-		mmt_run_inconclusive(run, "%s", p->error);
+	if (p->hunt.error[0])
+		mmt_run_inconclusive(run, "%s", p->hunt.error);
 	else if (p->reader->never_saw)
 		mmt_run_inconclusive(run, "the reader never read round %llu's value through the old address",
-			     (unsigned long long)p->rounds + 1);
+			     (unsigned long long)p->hunt.rounds + 1);
 	else if (p->reader->stuck || p->puncher->stuck)
 		mmt_run_inconclusive(run, "the %s waited more than %llu s for the next round",
 			     p->reader->stuck ? "reader" : "puncher", (unsigned long long)(MR_IDLE_WAIT_NS / 1000000000ull));
-	else if (p->wait_timeouts)
-		mmt_run_inconclusive(run, "the mover gave up waiting for %s", p->wait_timeout_what);
-	else if (!p->rounds)
+	else if (p->hunt.wait_timeouts)
+		mmt_run_inconclusive(run, "the mover gave up waiting for %s", p->hunt.wait_timeout_what);
+	else if (!p->hunt.rounds)
 		mmt_run_inconclusive(run, "no round was made");
 	else if (run->variant->injected)
 		return;
-	else if (p->variant == V_PUNCH_AFTER_MOVE && p->raced)
+	else if (p->variant == V_PUNCH_AFTER_MOVE && p->hunt.premise)
 		mmt_run_inconclusive(run, "the control's punch ran inside the mremap() call in %llu of %llu rounds: it must wait for the call's return",
-			     (unsigned long long)p->raced, (unsigned long long)p->rounds);
+			     (unsigned long long)p->hunt.premise, (unsigned long long)p->hunt.rounds);
 	else if (p->variant == V_PUNCH_AFTER_MOVE)
 		return;
 	else if (mmt_user_tlb_blind())
 		mmt_run_inconclusive(run, "this machine cannot keep the TLB entry the bug leaves: %s", mmt_user_tlb_blind());
-	else if (!p->raced)
+	else if (!p->hunt.premise)
 		mmt_run_inconclusive(run, "no round raced: no punch returned inside the mremap() call (%llu rounds, %llu punched after it returned, the first always)",
-			     (unsigned long long)p->rounds, (unsigned long long)p->punched_late);
+			     (unsigned long long)p->hunt.rounds, (unsigned long long)p->punched_late);
 }
 
 static void round_metrics(struct mmt_run *run, const struct mr_priv *p)
@@ -252,10 +256,10 @@ static void round_metrics(struct mmt_run *run, const struct mr_priv *p)
 	mmt_put_text(run, "line_up", p->puncher_threaded ? "the puncher shares the mover's CPU" : "each actor on its own CPU");
 	mmt_put_text(run, "populate", p->populate_read ? "MADV_POPULATE_READ" : "a read per page");
 	mmt_put_text(run, "user_tlb", mmt_user_tlb_words());
-	mmt_put_count(run, "rounds", p->rounds);
-	mmt_put_count(run, "rounds_raced", p->raced);
+	mmt_put_count(run, "rounds", p->hunt.rounds);
+	mmt_put_count(run, "rounds_raced", p->hunt.premise);
 	mmt_put_count(run, "rounds_punched_late", p->punched_late);
-	mmt_put_real(run, "move_mean_us", p->rounds ? (double)p->move_ns_sum / (double)p->rounds / 1000 : NAN);
+	mmt_put_real(run, "move_mean_us", p->hunt.rounds ? (double)p->move_ns_sum / (double)p->hunt.rounds / 1000 : NAN);
 	mmt_put_count(run, "reader_reads", p->reader->reads);
 	mmt_put_count(run, "reads_judged", p->outcomes[OUT_FRESH] + p->outcomes[OUT_STALE]);
 }
@@ -265,16 +269,9 @@ static void finding_metrics(struct mmt_run *run, const struct mr_priv *p)
 	mmt_put_count(run, "stale_reads", p->outcomes[OUT_STALE]);
 	mmt_put_count(run, "injected_stale_reads", p->variant == V_BROKEN_STALE ? p->reader->injected : MMT_NONE);
 	mmt_put_list(run, "first_stale", p->first, p->nr_first);
-	mmt_put_real(run, "time_to_first_stale_ms",
-		     p->first_stale_ns ? (double)(p->first_stale_ns - p->start_ns) / 1e6 : NAN);
-	mmt_put_count(run, "rounds_to_first_stale", p->first_stale_ns ? p->first_stale_round : MMT_NONE);
-	mmt_put_count(run, "raced_to_first_stale", p->first_stale_ns ? p->raced_at_first : MMT_NONE);
-	mmt_put_text(run, "ended_by", p->ended_by ? p->ended_by : "duration");
+	mmt_hunt_metrics(run, &p->hunt, "stale", "raced");
 	mmt_put_count(run, "reader_stuck", p->reader->stuck);
 	mmt_put_count(run, "puncher_stuck", p->puncher->stuck);
-	mmt_put_count(run, "wait_timeouts", p->wait_timeouts);
-	mmt_put_text(run, "wait_timeout", p->wait_timeouts ? p->wait_timeout_what : NULL);
-	mmt_put_text(run, "error", p->error[0] ? p->error : NULL);
 }
 
 static void mremap_verify(struct mmt_run *run)
@@ -282,7 +279,7 @@ static void mremap_verify(struct mmt_run *run)
 	struct mr_priv *p = run->priv;
 
 	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
-	run->ops = p->rounds;
+	run->ops = p->hunt.rounds;
 	round_metrics(run, p);
 	finding_metrics(run, p);
 	mmt_mutant_snapshot(&p->mutant_after);
@@ -331,15 +328,9 @@ static const struct mmt_metric metrics[] = {
 	{ "first_stale", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
 	  "the first rounds with stale reads: round, how many, the file's value before the punch, the first value read, CPUs, whether the round raced",
 	  &witness_shape },
-	MMT_MAYBE_ROW("time_to_first_stale_ms", MMT_METRIC_REAL, "ms", "run start to the first stale read; null without one"),
-	MMT_MAYBE_ROW("rounds_to_first_stale", MMT_METRIC_COUNT, "rounds", "the round of the first stale read"),
-	MMT_MAYBE_ROW("raced_to_first_stale", MMT_METRIC_COUNT, "rounds", "raced rounds up to the first stale read"),
-	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
-	  "what ended the run: its own rule (first stale read, rounds raced, ...), the duration, or a signal", NULL },
+	MMT_HUNT_ROWS("stale", "raced", "stale read"),
 	MMT_COUNT_ROW("reader_stuck", "threads", "1 when the reader waited past its bound"),
 	MMT_COUNT_ROW("puncher_stuck", "threads", "1 when the puncher waited past its bound for the next round"),
-	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits of the mover that gave up"),
-	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
 	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "an mmap, mremap, pwrite, fallocate or thread start failing, and why"),
 	MMT_SHAPED_ROW("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
 };

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "hunt.h"
 #include "mutant.h"
 #include "scenario.h"
 
@@ -22,14 +23,11 @@ enum { OPT_PAGES, OPT_TARGET_RACED, NR_OPTIONS };
 enum { OUT_FRESH, OUT_STALE, NR_OUTCOMES };
 
 /*
- * Without --duration: the run ends at the first stale read or at
- * MR_TARGET_RACED raced rounds (the punch ran inside the mremap() call, past
- * its start), at most MR_DEFAULT_BOUND_NS in: mmrace's, softdirty's and
- * madvise's rule.
+ * Without --duration: the run ends at the first stale read or at 64 raced
+ * rounds (the punch ran inside the mremap() call, past its start), at most
+ * MR_DEFAULT_BOUND_NS in: the hunt's rule (hunt.h).
  */
-#define MR_TARGET_RACED 64
 #define MR_DEFAULT_BOUND_NS 120000000000ull
-#define MR_INJECT_ROUNDS 50
 
 /* The reader's reads after it saw the punch return, each judged. */
 #define MR_AFTER_READS 64
@@ -102,16 +100,11 @@ struct mr_priv {
 	bool puncher_threaded;
 	int mover_cpu;
 	/* results */
-	uint64_t rounds, raced, punched_late, move_ns_sum;
+	struct mmt_hunt hunt;		/* rounds, raced rounds (its premise), the first finding, errors */
+	uint64_t punched_late, move_ns_sum;
 	uint64_t outcomes[NR_OUTCOMES];
 	struct mr_witness first[MR_MAX_FIRST];
 	unsigned nr_first;
-	uint64_t first_stale_ns, first_stale_round, raced_at_first;
-	const char *ended_by;
-	char error[160];
-	uint64_t wait_timeouts;
-	char wait_timeout_what[120];
-	uint64_t start_ns;
 	struct mmt_mutant_state mutant_before, mutant_after;
 };
 

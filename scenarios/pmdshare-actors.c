@@ -48,14 +48,12 @@
 
 static void fail(struct ps_priv *p, const char *what, int err)
 {
-	if (!p->error[0])
-		snprintf(p->error, sizeof(p->error), "%s: %s", what, strerror(err));
+	mmt_hunt_fail(&p->hunt, what, err);
 }
 
 static bool wait_for(struct ps_priv *p, const uint64_t *x, uint64_t v, const char *what)
 {
-	return mmt_wait_step(x, v, PS_WAIT_NS, what, "round", &p->wait_timeouts, p->wait_timeout_what,
-			     sizeof(p->wait_timeout_what));
+	return mmt_hunt_wait(&p->hunt, x, v, PS_WAIT_NS, what);
 }
 
 static long preemptions(void)
@@ -173,17 +171,11 @@ static void judge_round(struct ps_priv *p, uint64_t n, bool shared, bool moved, 
 	p->moved += moved;
 	p->held += x.held;
 	p->outcomes[OUT_FRESH] += PS_AFTER_READS - r->round_stale;
-	if (likely(!r->round_stale))
-		return;
 	p->outcomes[OUT_STALE] += r->round_stale;
-	if (p->nr_first < PS_MAX_FIRST)
+	if (r->round_stale && p->nr_first < PS_MAX_FIRST)
 		p->first[p->nr_first++] = x;
-	if (!p->first_stale_ns) {
-		p->first_stale_ns = mmt_now_ns();
-		p->first_stale_round = n;
-		p->held_at_first = p->held;
-		mmt_witness_first(wk, n);
-	}
+	/* The controls cannot hold: each of their rounds counts instead. */
+	mmt_hunt_round(&p->hunt, n, x.held || ps_unshared(p->variant), r->round_stale, wk);
 }
 
 static int unshare_and_punch(struct ps_priv *p, uint64_t n)
@@ -275,50 +267,27 @@ static int round_once(struct ps_priv *p, uint64_t n, struct mmt_worker *wk)
 	    !wait_for(p, &p->reader->acked, n, "the reader's reads after the revocation"))
 		return -1;
 	judge_round(p, n, shared, moved, wk);
-	p->rounds = n;
 	ps_unmap_round(p);
-	return p->error[0] ? -1 : 0;
-}
-
-static const char *has_enough(const struct ps_priv *p, uint64_t n)
-{
-	const struct mmt_run *run = p->run;
-	const uint64_t target = run->opt[OPT_TARGET_HELD];
-
-	if (run->iterations && n >= run->iterations)
-		return "--iterations";
-	if (target)
-		return p->held >= target ? "--target-held" : NULL;
-	if (!run->duration_defaulted)
-		return NULL;
-	if (run->variant->injected)
-		return n >= PS_INJECT_ROUNDS ? "rounds" : NULL;
-	if (p->outcomes[OUT_STALE])
-		return "first stale read";
-	if (ps_unshared(p->variant))
-		return n >= PS_TARGET_HELD ? "rounds" : NULL;
-	return p->held >= PS_TARGET_HELD ? "rounds held" : NULL;
+	return p->hunt.error[0] ? -1 : 0;
 }
 
 void ps_revoker(struct ps_priv *p, struct mmt_worker *wk)
 {
-	p->start_ns = mmt_now_ns();
-	mmt_worker_at(wk, "mapping, zapping, punching, judging");
-	for (uint64_t n = 1; !mmt_should_stop(); n++) {
-		const char *enough;
+	struct mmt_hunt *h = &p->hunt;
 
+	h->start_ns = mmt_now_ns();
+	mmt_worker_at(wk, "mapping, revoking, judging");
+	for (uint64_t n = 1; !mmt_should_stop(); n++) {
 		/* On an error the reader may still read the mappings: cleanup
 		 * unmaps them, after it stopped. */
 		if (round_once(p, n, wk))
 			break;
-		enough = has_enough(p, n);
-		if (enough) {
-			p->ended_by = enough;
+		h->ended_by = mmt_hunt_enough(h, p->run, n, p->outcomes[OUT_STALE]);
+		if (h->ended_by)
 			mmt_request_stop();
-		}
 	}
 	WRITE_ONCE(p->ctl->stop, 1);
-	wk->ops = p->rounds;
+	wk->ops = h->rounds;
 }
 
 /* ---- reader -------------------------------------------------------------- */

@@ -246,8 +246,8 @@ static const char *probe_sharing(struct ps_priv *p)
 	bool shared;
 
 	if (ps_map_round(p, 1, &shared)) {
-		snprintf(why, sizeof(why), "%s", p->error);
-		p->error[0] = '\0';
+		snprintf(why, sizeof(why), "%s", p->hunt.error);
+		p->hunt.error[0] = '\0';
 	} else if (!shared) {
 		snprintf(why, sizeof(why), "this kernel did not share the PMD table of two hugetlb mappings spanning the same 1 GiB of a file (CONFIG_ARCH_WANT_HUGE_PMD_SHARE: x86-64, arm64 with 4K pages)");
 	}
@@ -272,6 +272,10 @@ static int pmdshare_prepare(struct mmt_run *run)
 	p->span = PS_SPAN;
 	p->flusher_len = PS_FLUSHER_LEN;
 	p->sysctl_mark = mmt_sysctl_mark();
+	p->hunt.first_rule = "first stale read";
+	p->hunt.premise_rule = ps_unshared(p->variant) ? "rounds" : "rounds held";
+	p->hunt.target_option = "--target-held";
+	p->hunt.target = run->opt[OPT_TARGET_HELD];
 	p->ctl = mmt_alloc_lines(sizeof(*p->ctl));
 	p->reader = mmt_alloc_lines(sizeof(*p->reader));
 	p->flusher = mmap(NULL, p->flusher_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -330,36 +334,36 @@ static const struct mmt_shape witness_shape = MMT_SHAPE(struct ps_witness, witne
 
 static void judge(struct mmt_run *run, const struct ps_priv *p)
 {
-	if (p->error[0])
-		mmt_run_inconclusive(run, "%s", p->error);
+	if (p->hunt.error[0])
+		mmt_run_inconclusive(run, "%s", p->hunt.error);
 	else if (p->reader->never_saw)
 		mmt_run_inconclusive(run, "the reader never read round %llu's value through the sharing mapping",
-				     (unsigned long long)p->rounds + 1);
+				     (unsigned long long)p->hunt.rounds + 1);
 	else if (p->reader->stuck)
 		mmt_run_inconclusive(run, "the reader waited more than %llu s for the next round",
 				     (unsigned long long)(PS_IDLE_WAIT_NS / 1000000000ull));
-	else if (p->wait_timeouts)
-		mmt_run_inconclusive(run, "the revoker gave up waiting for %s", p->wait_timeout_what);
-	else if (!p->rounds)
+	else if (p->hunt.wait_timeouts)
+		mmt_run_inconclusive(run, "the revoker gave up waiting for %s", p->hunt.wait_timeout_what);
+	else if (!p->hunt.rounds)
 		mmt_run_inconclusive(run, "no round was made");
 	else if (run->variant->injected)
 		return;
 	else if (ps_unshared(p->variant) && p->shared)
 		mmt_run_inconclusive(run, "the control's mappings shared a PMD table in %llu of %llu rounds: 2 MiB off a 1 GiB boundary they must not",
-				     (unsigned long long)p->shared, (unsigned long long)p->rounds);
+				     (unsigned long long)p->shared, (unsigned long long)p->hunt.rounds);
 	else if (ps_migrates(p->variant) && !p->moved)
 		mmt_run_inconclusive(run, "no round moved the target page to another node (%llu rounds; the first refused move: %s)",
-				     (unsigned long long)p->rounds, p->move_status ? strerror(-p->move_status) : "none");
+				     (unsigned long long)p->hunt.rounds, p->move_status ? strerror(-p->move_status) : "none");
 	else if (ps_unshared(p->variant))
 		return;
 	else if (mmt_user_tlb_blind())
 		mmt_run_inconclusive(run, "this machine cannot keep the TLB entry the bug leaves: %s", mmt_user_tlb_blind());
 	else if (!p->held && ps_migrates(p->variant))
 		mmt_run_inconclusive(run, "no round held: the table was shared in %llu and the page moved in %llu of %llu rounds, and the reader was preempted or moved in every one that did both",
-				     (unsigned long long)p->shared, (unsigned long long)p->moved, (unsigned long long)p->rounds);
+				     (unsigned long long)p->shared, (unsigned long long)p->moved, (unsigned long long)p->hunt.rounds);
 	else if (!p->held)
 		mmt_run_inconclusive(run, "no round held: the table was shared in %llu of %llu rounds, and the reader was preempted or moved in every one that was",
-				     (unsigned long long)p->shared, (unsigned long long)p->rounds);
+				     (unsigned long long)p->shared, (unsigned long long)p->hunt.rounds);
 }
 
 static void round_metrics(struct mmt_run *run, const struct ps_priv *p)
@@ -367,11 +371,11 @@ static void round_metrics(struct mmt_run *run, const struct ps_priv *p)
 	mmt_put_count(run, "huge_page_size", p->hpsz);
 	mmt_put_count(run, "huge_pages_added", (uint64_t)p->huge_added);
 	mmt_put_text(run, "user_tlb", mmt_user_tlb_words());
-	mmt_put_count(run, "rounds", p->rounds);
+	mmt_put_count(run, "rounds", p->hunt.rounds);
 	mmt_put_count(run, "rounds_shared", p->shared);
 	mmt_put_count(run, "rounds_moved", ps_migrates(p->variant) ? p->moved : MMT_NONE);
 	mmt_put_count(run, "rounds_held", p->held);
-	mmt_put_real(run, "revoke_mean_us", p->rounds ? (double)p->revoke_ns_sum / (double)p->rounds / 1000 : NAN);
+	mmt_put_real(run, "revoke_mean_us", p->hunt.rounds ? (double)p->revoke_ns_sum / (double)p->hunt.rounds / 1000 : NAN);
 	mmt_put_count(run, "reader_reads", p->reader->reads);
 	mmt_put_count(run, "reads_judged", p->outcomes[OUT_FRESH] + p->outcomes[OUT_STALE]);
 }
@@ -381,15 +385,8 @@ static void finding_metrics(struct mmt_run *run, const struct ps_priv *p)
 	mmt_put_count(run, "stale_reads", p->outcomes[OUT_STALE]);
 	mmt_put_count(run, "injected_stale_reads", p->variant == V_BROKEN_STALE ? p->reader->injected : MMT_NONE);
 	mmt_put_list(run, "first_stale", p->first, p->nr_first);
-	mmt_put_real(run, "time_to_first_stale_ms",
-		     p->first_stale_ns ? (double)(p->first_stale_ns - p->start_ns) / 1e6 : NAN);
-	mmt_put_count(run, "rounds_to_first_stale", p->first_stale_ns ? p->first_stale_round : MMT_NONE);
-	mmt_put_count(run, "held_to_first_stale", p->first_stale_ns ? p->held_at_first : MMT_NONE);
-	mmt_put_text(run, "ended_by", p->ended_by ? p->ended_by : "duration");
+	mmt_hunt_metrics(run, &p->hunt, "stale", "held");
 	mmt_put_count(run, "reader_stuck", p->reader->stuck);
-	mmt_put_count(run, "wait_timeouts", p->wait_timeouts);
-	mmt_put_text(run, "wait_timeout", p->wait_timeouts ? p->wait_timeout_what : NULL);
-	mmt_put_text(run, "error", p->error[0] ? p->error : NULL);
 }
 
 static void pmdshare_verify(struct mmt_run *run)
@@ -397,7 +394,7 @@ static void pmdshare_verify(struct mmt_run *run)
 	struct ps_priv *p = run->priv;
 
 	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
-	run->ops = p->rounds;
+	run->ops = p->hunt.rounds;
 	round_metrics(run, p);
 	finding_metrics(run, p);
 	mmt_mutant_snapshot(&p->mutant_after);
@@ -450,14 +447,8 @@ static const struct mmt_metric metrics[] = {
 	{ "first_stale", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
 	  "the first rounds with stale reads: round, how many, the file's value before the revocation, the first value read, CPUs, whether the round shared, moved and held",
 	  &witness_shape },
-	MMT_MAYBE_ROW("time_to_first_stale_ms", MMT_METRIC_REAL, "ms", "run start to the first stale read; null without one"),
-	MMT_MAYBE_ROW("rounds_to_first_stale", MMT_METRIC_COUNT, "rounds", "the round of the first stale read"),
-	MMT_MAYBE_ROW("held_to_first_stale", MMT_METRIC_COUNT, "rounds", "held rounds up to the first stale read"),
-	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
-	  "what ended the run: its own rule (first stale read, rounds held, ...), the duration, or a signal", NULL },
+	MMT_HUNT_ROWS("stale", "held", "stale read"),
 	MMT_COUNT_ROW("reader_stuck", "threads", "1 when the reader waited past its bound"),
-	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits of the revoker that gave up"),
-	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
 	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "a memfd_create, mmap, madvise, fallocate or move_pages failing, and why"),
 	MMT_SHAPED_ROW("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
 };

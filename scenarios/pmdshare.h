@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "hunt.h"
 #include "mutant.h"
 #include "scenario.h"
 
@@ -35,14 +36,12 @@ enum { OPT_TARGET_HELD, NR_OPTIONS };
 enum { OUT_FRESH, OUT_STALE, NR_OUTCOMES };
 
 /*
- * Without --duration: the run ends at the first stale read or at
- * PS_TARGET_HELD held rounds (the reader's translation in use from before
- * the unshare to its last read), at most PS_DEFAULT_BOUND_NS in: the rule
- * of the other stale-access hunters.
+ * Without --duration: the run ends at the first stale read or at 64 held
+ * rounds (the reader's translation in use from before the revocation to
+ * its last read; the controls: 64 rounds), at most PS_DEFAULT_BOUND_NS in:
+ * the hunt's rule (hunt.h).
  */
-#define PS_TARGET_HELD 64
 #define PS_DEFAULT_BOUND_NS 120000000000ull
-#define PS_INJECT_ROUNDS 50
 
 /* The reader's reads after it saw the revocation return, each judged. */
 #define PS_AFTER_READS 64
@@ -117,16 +116,11 @@ struct ps_priv {
 	int revoker_cpu;
 	int move_status;		/* the first refused move's status (-errno), 0: none */
 	/* results */
-	uint64_t rounds, shared, moved, held, revoke_ns_sum;
+	struct mmt_hunt hunt;		/* rounds, held rounds (its premise), the first finding, errors */
+	uint64_t shared, moved, held, revoke_ns_sum;
 	uint64_t outcomes[NR_OUTCOMES];
 	struct ps_witness first[PS_MAX_FIRST];
 	unsigned nr_first;
-	uint64_t first_stale_ns, first_stale_round, held_at_first;
-	const char *ended_by;
-	char error[160];
-	uint64_t wait_timeouts;
-	char wait_timeout_what[120];
-	uint64_t start_ns;
 	struct mmt_mutant_state mutant_before, mutant_after;
 };
 

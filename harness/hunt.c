@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The rounds of a stale-access hunter (hunt.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bounded-wait.h"
+#include "clock.h"
+#include "hunt.h"
+#include "metrics.h"
+
+void mmt_hunt_fail(struct mmt_hunt *h, const char *what, int err)
+{
+	if (!h->error[0])
+		snprintf(h->error, sizeof(h->error), "%s: %s", what, strerror(err));
+}
+
+bool mmt_hunt_wait(struct mmt_hunt *h, const uint64_t *x, uint64_t n, uint64_t bound_ns, const char *what)
+{
+	return mmt_wait_step(x, n, bound_ns, what, "round", &h->wait_timeouts, h->wait_timeout_what,
+			     sizeof(h->wait_timeout_what));
+}
+
+void mmt_hunt_round(struct mmt_hunt *h, uint64_t n, bool premise, bool found, struct mmt_worker *wk)
+{
+	h->rounds = n;
+	h->premise += premise;
+	if (!found || h->first_ns)
+		return;
+	h->first_ns = mmt_now_ns();
+	h->first_round = n;
+	h->premise_at_first = h->premise;
+	mmt_witness_first(wk, n);
+}
+
+const char *mmt_hunt_enough(const struct mmt_hunt *h, const struct mmt_run *run, uint64_t n, uint64_t findings)
+{
+	if (run->iterations && n >= run->iterations)
+		return "--iterations";
+	if (h->target)
+		return h->premise >= h->target ? h->target_option : NULL;
+	if (!run->duration_defaulted)
+		return NULL;
+	if (run->variant->injected)
+		return n >= MMT_HUNT_INJECT_ROUNDS ? "rounds" : NULL;
+	if (findings)
+		return h->first_rule;
+	return h->premise >= MMT_HUNT_TARGET ? h->premise_rule : NULL;
+}
+
+void mmt_hunt_metrics(struct mmt_run *run, const struct mmt_hunt *h, const char *finding, const char *premise)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "time_to_first_%s_ms", finding);
+	mmt_put_real(run, name, h->first_ns ? (double)(h->first_ns - h->start_ns) / 1e6 : NAN);
+	snprintf(name, sizeof(name), "rounds_to_first_%s", finding);
+	mmt_put_count(run, name, h->first_ns ? h->first_round : MMT_NONE);
+	snprintf(name, sizeof(name), "%s_to_first_%s", premise, finding);
+	mmt_put_count(run, name, h->first_ns ? h->premise_at_first : MMT_NONE);
+	mmt_put_text(run, "ended_by", h->ended_by ? h->ended_by : "duration");
+	mmt_put_count(run, "wait_timeouts", h->wait_timeouts);
+	mmt_put_text(run, "wait_timeout", h->wait_timeouts ? h->wait_timeout_what : NULL);
+	mmt_put_text(run, "error", h->error[0] ? h->error : NULL);
+}
