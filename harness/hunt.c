@@ -45,6 +45,8 @@ const char *mmt_hunt_enough(const struct mmt_hunt *h, const struct mmt_run *run,
 		return NULL;
 	if (run->variant->injected)
 		return n >= MMT_HUNT_INJECT_ROUNDS ? "rounds" : NULL;
+	if (h->count_rounds)
+		return findings ? h->first_rule : n >= MMT_HUNT_TARGET ? "rounds" : NULL;
 	if (findings)
 		return h->first_rule;
 	return h->premise >= MMT_HUNT_TARGET ? h->premise_rule : NULL;

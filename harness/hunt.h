@@ -6,8 +6,9 @@
  * run's end, the first finding is timed, the first error and the first
  * bounded wait that gave up are kept, and without --duration the run ends
  * by one rule: the first finding, or MMT_HUNT_TARGET rounds whose premise
- * held (an injected fault: MMT_HUNT_INJECT_ROUNDS rounds), at most the
- * scenario's default bound.  The record's keys are the scenario's own:
+ * held (an injected fault: MMT_HUNT_INJECT_ROUNDS rounds; a control whose
+ * premise cannot hold, MMT_HUNT_TARGET rounds), at most the scenario's
+ * default bound.  The record's keys are the scenario's own:
  * time_to_first_<finding>_ms, rounds_to_first_<finding>,
  * <premise>_to_first_<finding>, ended_by, wait_timeouts, wait_timeout and
  * error (MMT_HUNT_ROWS).
@@ -29,6 +30,7 @@ struct mmt_hunt {
 	const char *premise_rule;	/* ended_by at the target: "rounds raced" */
 	const char *target_option;	/* its --target-... option's ended_by: "--target-raced" */
 	uint64_t target;		/* that option's value; 0: the default rule */
+	bool count_rounds;		/* a control whose premise cannot hold: the default rule counts rounds */
 	/* Kept by the hunt. */
 	uint64_t start_ns, rounds, premise;
 	uint64_t first_ns, first_round, premise_at_first;

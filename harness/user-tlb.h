@@ -14,7 +14,8 @@
 #define MMT_USER_TLB_H
 
 /* NULL when user TLB entries survive a flush of other addresses (no PTI,
- * PTI with INVPCID, not x86); else why not, in words. */
+ * PTI with INVPCID, not x86); else why not, in words (Xen PV: not known,
+ * so not kept). */
 const char *mmt_user_tlb_blind(void);
 
 /* "kept", or the reason of mmt_user_tlb_blind(): the record's words. */

@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <numaif.h>
 #include <sched.h>
 #include <stdio.h>
@@ -159,23 +160,24 @@ static void flush_mm(struct ps_priv *p)
  * zap) to after its last: its TLB entry for the target, if nothing flushed
  * it, was there for every read.
  */
-static void judge_round(struct ps_priv *p, uint64_t n, bool shared, bool moved, struct mmt_worker *wk)
+static void judge_round(struct ps_priv *p, uint64_t n, bool shared, bool moved, uint64_t owner_read,
+			struct mmt_worker *wk)
 {
 	const struct ps_reader *r = p->reader;
 	const bool revoked = !ps_migrates(p->variant) || moved;
-	struct ps_witness x = { .round = n, .reads = r->round_stale, .file_value = ps_tag(n), .found = r->first_value,
-				.reader_cpu = r->cpu, .revoker_cpu = p->revoker_cpu, .shared = shared, .moved = moved,
+	const unsigned owner_stale = ps_migrates(p->variant) && owner_read != ps_after(p->variant, n);
+	struct ps_witness x = { .round = n, .reads = r->round_stale + owner_stale, .file_value = ps_tag(n),
+				.found = r->round_stale ? r->first_value : owner_read, .reader_cpu = r->cpu,
+				.revoker_cpu = p->revoker_cpu, .shared = shared, .moved = moved,
 				.held = shared && revoked && r->round_held };
 
 	p->shared += shared;
 	p->moved += moved;
-	p->held += x.held;
-	p->outcomes[OUT_FRESH] += PS_AFTER_READS - r->round_stale;
-	p->outcomes[OUT_STALE] += r->round_stale;
-	if (r->round_stale && p->nr_first < PS_MAX_FIRST)
+	p->outcomes[OUT_FRESH] += PS_AFTER_READS - r->round_stale + (ps_migrates(p->variant) && !owner_stale);
+	p->outcomes[OUT_STALE] += x.reads;
+	if (x.reads && p->nr_first < PS_MAX_FIRST)
 		p->first[p->nr_first++] = x;
-	/* The controls cannot hold: each of their rounds counts instead. */
-	mmt_hunt_round(&p->hunt, n, x.held || ps_unshared(p->variant), r->round_stale, wk);
+	mmt_hunt_round(&p->hunt, n, x.held, x.reads, wk);
 }
 
 static int unshare_and_punch(struct ps_priv *p, uint64_t n)
@@ -211,35 +213,39 @@ static int target_node(const struct ps_priv *p)
 }
 
 /*
- * The target moved to the next node with memory, through the owner's
- * address (the owner was mapped first: the rmap walk meets its mapping
- * first), then the round's second value stored into the page through a
- * fresh mapping of the file (a page table of its own, the page cache's
- * page: the new one).  moved: the page is on the other node now.  A move
- * the kernel refused (no free huge page there, say) leaves the round
- * void, its first status kept for the record.
+ * The target moved to the next node with memory (the rmap walk meets the
+ * owner's mapping first: it was inserted first), then the round's second
+ * value stored into the page through a fresh mapping of the file (a page
+ * table of its own, the page cache's page: the new one), then read back
+ * through the owner (owner_read): the revoker's own TLB entry for the
+ * owner's address, from its store of the round's value, is as stale as
+ * the reader's would be had the walk met the sharer first.  moved: the page
+ * is on the other node now.  A move the kernel refused (no free huge page
+ * there, say) leaves the round void, its first status kept for the record.
+ * Only the control needs MPOL_MF_MOVE_ALL (a page two mappings map): a
+ * shared table maps the page once.
  */
-static int migrate_and_store(struct ps_priv *p, uint64_t n, bool *moved)
+static int migrate_and_store(struct ps_priv *p, uint64_t n, bool *moved, uint64_t *owner_read)
 {
 	void *page = p->owner_at + PG_TARGET * p->hpsz;
 	const int cpu = sched_getcpu(), from = target_node(p);
 	const uint64_t t0 = mmt_now_ns();
-	int to = p->nodes[0], status = -1;
+	int to = p->nodes[0], status = INT_MIN;	/* INT_MIN: not written */
 	volatile uint64_t *fresh;
 	long r;
 
 	for (unsigned i = 0; i < p->nr_nodes; i++)
 		if (p->nodes[i] == from)
 			to = p->nodes[(i + 1) % p->nr_nodes];
-	r = move_pages(0, 1, &page, &to, &status, geteuid() ? MPOL_MF_MOVE : MPOL_MF_MOVE_ALL);
+	r = move_pages(0, 1, &page, &to, &status, ps_unshared(p->variant) ? MPOL_MF_MOVE_ALL : MPOL_MF_MOVE);
 	if (r < 0) {
 		fail(p, "move_pages of the target page", errno);
 		smp_store_release(&p->ctl->revoked, n);
 		return -1;
 	}
 	*moved = from >= 0 && from != to && status == to;
-	if (status < 0 && !p->move_status)
-		p->move_status = status;
+	if (!*moved && !p->move_status)
+		p->move_status = status < 0 && status != INT_MIN ? status : 1;
 	fresh = mmap(NULL, p->hpsz, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd, (off_t)(PG_TARGET * p->hpsz));
 	if (fresh == MAP_FAILED) {
 		fail(p, "mmap of the memfd's target page for the moved value", errno);
@@ -248,6 +254,7 @@ static int migrate_and_store(struct ps_priv *p, uint64_t n, bool *moved)
 	}
 	*fresh = ps_moved_tag(n);
 	munmap((void *)fresh, p->hpsz);
+	*owner_read = *(volatile uint64_t *)page;
 	p->revoke_ns_sum += mmt_now_ns() - t0;
 	p->revoker_cpu = sched_getcpu() == cpu ? cpu : -1;
 	smp_store_release(&p->ctl->revoked, n);
@@ -257,16 +264,17 @@ static int migrate_and_store(struct ps_priv *p, uint64_t n, bool *moved)
 static int round_once(struct ps_priv *p, uint64_t n, struct mmt_worker *wk)
 {
 	bool shared, moved = false;
+	uint64_t owner_read = 0;
 
 	flush_mm(p);
 	if (ps_map_round(p, n, &shared))
 		return -1;
 	smp_store_release(&p->ctl->round, n);
 	if (!wait_for(p, &p->reader->armed, n, "the reader's first read of the round's value") ||
-	    (ps_migrates(p->variant) ? migrate_and_store(p, n, &moved) : unshare_and_punch(p, n)) ||
+	    (ps_migrates(p->variant) ? migrate_and_store(p, n, &moved, &owner_read) : unshare_and_punch(p, n)) ||
 	    !wait_for(p, &p->reader->acked, n, "the reader's reads after the revocation"))
 		return -1;
-	judge_round(p, n, shared, moved, wk);
+	judge_round(p, n, shared, moved, owner_read, wk);
 	ps_unmap_round(p);
 	return p->hunt.error[0] ? -1 : 0;
 }

@@ -273,7 +273,8 @@ static int pmdshare_prepare(struct mmt_run *run)
 	p->flusher_len = PS_FLUSHER_LEN;
 	p->sysctl_mark = mmt_sysctl_mark();
 	p->hunt.first_rule = "first stale read";
-	p->hunt.premise_rule = ps_unshared(p->variant) ? "rounds" : "rounds held";
+	p->hunt.premise_rule = "rounds held";
+	p->hunt.count_rounds = ps_unshared(p->variant);	/* the controls cannot hold */
 	p->hunt.target_option = "--target-held";
 	p->hunt.target = run->opt[OPT_TARGET_HELD];
 	p->ctl = mmt_alloc_lines(sizeof(*p->ctl));
@@ -353,15 +354,16 @@ static void judge(struct mmt_run *run, const struct ps_priv *p)
 				     (unsigned long long)p->shared, (unsigned long long)p->hunt.rounds);
 	else if (ps_migrates(p->variant) && !p->moved)
 		mmt_run_inconclusive(run, "no round moved the target page to another node (%llu rounds; the first refused move: %s)",
-				     (unsigned long long)p->hunt.rounds, p->move_status ? strerror(-p->move_status) : "none");
+				     (unsigned long long)p->hunt.rounds, p->move_status < 0 ? strerror(-p->move_status) :
+				     p->move_status ? "the page stayed where it was" : "none");
 	else if (ps_unshared(p->variant))
 		return;
 	else if (mmt_user_tlb_blind())
 		mmt_run_inconclusive(run, "this machine cannot keep the TLB entry the bug leaves: %s", mmt_user_tlb_blind());
-	else if (!p->held && ps_migrates(p->variant))
+	else if (!p->hunt.premise && ps_migrates(p->variant))
 		mmt_run_inconclusive(run, "no round held: the table was shared in %llu and the page moved in %llu of %llu rounds, and the reader was preempted or moved in every one that did both",
 				     (unsigned long long)p->shared, (unsigned long long)p->moved, (unsigned long long)p->hunt.rounds);
-	else if (!p->held)
+	else if (!p->hunt.premise)
 		mmt_run_inconclusive(run, "no round held: the table was shared in %llu of %llu rounds, and the reader was preempted or moved in every one that was",
 				     (unsigned long long)p->shared, (unsigned long long)p->hunt.rounds);
 }
@@ -374,7 +376,7 @@ static void round_metrics(struct mmt_run *run, const struct ps_priv *p)
 	mmt_put_count(run, "rounds", p->hunt.rounds);
 	mmt_put_count(run, "rounds_shared", p->shared);
 	mmt_put_count(run, "rounds_moved", ps_migrates(p->variant) ? p->moved : MMT_NONE);
-	mmt_put_count(run, "rounds_held", p->held);
+	mmt_put_count(run, "rounds_held", p->hunt.premise);
 	mmt_put_real(run, "revoke_mean_us", p->hunt.rounds ? (double)p->revoke_ns_sum / (double)p->hunt.rounds / 1000 : NAN);
 	mmt_put_count(run, "reader_reads", p->reader->reads);
 	mmt_put_count(run, "reads_judged", p->outcomes[OUT_FRESH] + p->outcomes[OUT_STALE]);
@@ -440,7 +442,7 @@ static const struct mmt_metric metrics[] = {
 	      "shared rounds (the migrate variants: that moved the page) whose reader kept its CPU, unpreempted, from before the unshare or the move to its last read: the bug's premise"),
 	{ "revoke_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean revocation of a round: the zap and the punch, or the move and the second value's store", NULL },
 	MMT_COUNT_ROW("reader_reads", "reads", "the reader's reads through the sharing mapping"),
-	MMT_COUNT_ROW("reads_judged", "reads", "the reader's reads after a revocation returned, each of which must read the hole's 0 (punch) or the moved page's second value (migrate)"),
+	MMT_COUNT_ROW("reads_judged", "reads", "reads after a revocation returned, each of which must read the hole's 0 (punch) or the moved page's second value (migrate): the reader's 64 through the sharer, and for the migrate variants the revoker's one through the owner"),
 	MMT_COUNT_ROW("stale_reads", "reads", "reads after the revocation returned that did not read what they must: the finding"),
 	MMT_MAYBE_ROW("injected_stale_reads", MMT_METRIC_COUNT, "reads",
 	      "broken-stale: the reads after the punch made from the reader's own page; null otherwise"),

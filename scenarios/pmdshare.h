@@ -114,10 +114,10 @@ struct ps_priv {
 	int nodes[PS_MAX_NODES];	/* the migrate variants: nodes with memory */
 	unsigned nr_nodes;
 	int revoker_cpu;
-	int move_status;		/* the first refused move's status (-errno), 0: none */
+	int move_status;		/* the first refused move's status (-errno); 1: left where it was; 0: none */
 	/* results */
 	struct mmt_hunt hunt;		/* rounds, held rounds (its premise), the first finding, errors */
-	uint64_t shared, moved, held, revoke_ns_sum;
+	uint64_t shared, moved, revoke_ns_sum;
 	uint64_t outcomes[NR_OUTCOMES];
 	struct ps_witness first[PS_MAX_FIRST];
 	unsigned nr_first;

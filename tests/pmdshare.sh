@@ -25,6 +25,35 @@ sw=/sys/module/mmt_mutant/parameters/pmd_unshare_flush
 mutant_on=0
 case $(cat "$sw" 2>/dev/null) in Y | 1) mutant_on=1 ;; esac
 
+# A hunter's run on a kernel with the fix: ok with held rounds where a user
+# TLB entry outlives another address's flush; else INCONCLUSIVE, saying
+# why (no round held or moved, the machine cannot keep the entry, a wait
+# that gave up).  Every round shared.
+hunter_ok() {
+	_f=$1 _i=$2
+	_status=$(get "$_f" runs.$_i.status) _held=$(get "$_f" runs.$_i.metrics.rounds_held)
+	_why=$(get "$_f" runs.$_i.reason)
+	[ "$(get "$_f" runs.$_i.metrics.rounds_shared)" -eq "$(get "$_f" runs.$_i.metrics.rounds)" ] || return 1
+	case $_status in
+	ok) [ "$_held" -gt 0 ] && [ "$(get "$_f" runs.$_i.metrics.user_tlb)" = kept ] ;;
+	inconclusive)
+		case $_why in
+		"no round held"* | "no round moved"*) [ "$_held" -eq 0 ] ;;
+		*"cannot keep the TLB entry"*) [ "$(get "$_f" runs.$_i.metrics.user_tlb)" != kept ] ;;
+		*"gave up waiting"* | *"waited more than"*) true ;;
+		*) false ;;
+		esac ;;
+	*) false ;;
+	esac
+}
+
+# Whether run I of F was stalled past a bound (a loaded machine): nothing
+# of it to judge.
+stalled() {
+	[ "$(get "$1" runs.$2.status)" = invalid ] ||
+		get "$1" runs.$2.reason | grep -q "gave up waiting\|waited more than"
+}
+
 huge_before=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null)
 f="$scratch/race.json"
 run pmdshare --variant shared-punch,unshared-punch --duration 2s --output "$f"
@@ -46,23 +75,18 @@ for i in 0 1; do
 		skip "shared-punch on a mutant kernel with pmd_unshare_flush on: tests/mutant.sh's"
 		continue
 	fi
-	if [ "$status" = invalid ]; then
+	if stalled "$f" $i; then
 		skip "$v was stalled past its bound ($(get "$f" runs.$i.reason)): nothing to judge"
 		continue
 	fi
 	if [ "$v" = shared-punch ]; then
-		[ "$shared" -eq "$rounds" ] && [ "$(get "$f" runs.$i.metrics.user_tlb)" = kept ] &&
-			{ { [ "$status" = ok ] && [ "$held" -gt 0 ]; } ||
-				{ [ "$status" = inconclusive ] && [ "$held" -eq 0 ] &&
-					get "$f" runs.$i.reason | grep -q "no round held"; } ||
-				{ [ "$status" = inconclusive ] &&
-					get "$f" runs.$i.reason | grep -q "gave up waiting\|waited more than"; }; }
+		hunter_ok "$f" $i
 	else
 		# 2 MiB off a 1 GiB boundary the kernel cannot share the table.
 		[ "$status" = ok ] && [ "$shared" -eq 0 ]
 	fi &&
 		[ "$(get "$f" runs.$i.metrics.stale_reads)" -eq 0 ] && [ "$(get "$f" runs.$i.witnesses.count)" -eq 0 ] &&
-		[ "$rounds" -gt 0 ] && [ "$(get "$f" runs.$i.metrics.reader_reads)" -gt "$(get "$f" runs.$i.metrics.reads_judged)" ]
+		[ "$rounds" -gt 0 ]
 	ok $? "$v: no stale read on this kernel in $(get "$f" runs.$i.metrics.reads_judged) reads judged, status $status agreeing with $shared shared and $held held rounds of $rounds ($(get "$f" runs.$i.reason))"
 	row=$(printf '%s\n' "$out" | grep "^pmdshare  *$v ")
 	case $status/$shared/$held in ok/0/*) words="none shared: kept;" ;; ok/*) words="held: kept;" ;; */0) words="no round held;" ;; *) words= ;; esac
@@ -76,7 +100,11 @@ done
 
 # The migrate variants: on one node they are skipped with the reason; on
 # two they must read nothing stale, as the punch variants.
-nodes=$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)
+# Nodes with memory (a memoryless node cannot hold the moved page).
+nodes=0
+for m in /sys/devices/system/node/node[0-9]*/meminfo; do
+	[ -r "$m" ] && [ "$(awk '/MemTotal/ { print $4; exit }' "$m")" -gt 0 ] && nodes=$((nodes + 1))
+done
 sw=/sys/module/mmt_mutant/parameters/migrate_pmd_unshare
 migrate_mutant_on=0
 case $(cat "$sw" 2>/dev/null) in Y | 1) migrate_mutant_on=1 ;; esac
@@ -86,9 +114,12 @@ printf '%s\n' "$out" | sed 's/^/# /'
 for i in 0 1; do
 	v=$(get "$f" runs.$i.variant)
 	status=$(get "$f" runs.$i.status)
-	if [ "$status" = skipped ]; then
-		[ "$nodes" -lt 2 ] && get "$f" runs.$i.reason | grep -q "needs two NUMA nodes with memory (this machine has 1)"
-		ok $? "$v on $nodes node(s): skipped, saying why ($(get "$f" runs.$i.reason))"
+	if [ "$status" = skipped ] && [ "$nodes" -ge 2 ]; then
+		skip "$v skipped on $nodes nodes: $(get "$f" runs.$i.reason)"
+		continue
+	elif [ "$status" = skipped ]; then
+		get "$f" runs.$i.reason | grep -q "needs two NUMA nodes with memory (this machine has $nodes)"
+		ok $? "$v on $nodes node(s) with memory: skipped, saying why ($(get "$f" runs.$i.reason))"
 		continue
 	fi
 	shared=$(get "$f" runs.$i.metrics.rounds_shared)
@@ -99,19 +130,16 @@ for i in 0 1; do
 		skip "shared-migrate on a mutant kernel with migrate_pmd_unshare on: tests/mutant.sh's"
 		continue
 	fi
-	if [ "$status" = invalid ] || get "$f" runs.$i.reason | grep -q "gave up waiting\|waited more than"; then
+	if stalled "$f" $i; then
 		skip "$v was stalled past its bound ($(get "$f" runs.$i.reason)): nothing to judge"
 		continue
 	fi
 	if [ "$v" = shared-migrate ]; then
-		[ "$shared" -eq "$rounds" ] &&
-			{ { [ "$status" = ok ] && [ "$held" -gt 0 ]; } ||
-				{ [ "$status" = inconclusive ] && [ "$held" -eq 0 ]; }; }
+		hunter_ok "$f" $i
 	else
 		[ "$status" = ok ] && [ "$shared" -eq 0 ] && [ "$moved" -gt 0 ]
 	fi &&
-		[ "$(get "$f" runs.$i.metrics.stale_reads)" -eq 0 ] && [ "$rounds" -gt 0 ] &&
-		[ "$(get "$f" runs.$i.metrics.reader_reads)" -gt "$(get "$f" runs.$i.metrics.reads_judged)" ]
+		[ "$(get "$f" runs.$i.metrics.stale_reads)" -eq 0 ] && [ "$rounds" -gt 0 ]
 	ok $? "$v: no stale read on this kernel in $(get "$f" runs.$i.metrics.reads_judged) reads judged, status $status agreeing with $shared shared, $moved moved, $held held of $rounds rounds ($(get "$f" runs.$i.reason))"
 done
 
@@ -120,6 +148,10 @@ done
 for i in 1 2 3; do
 	f="$scratch/inject-$i.json"
 	run pmdshare --variant broken-stale --iterations 20 --output "$f"
+	if stalled "$f" 0; then
+		skip "broken-stale run $i was stalled past its bound ($(get "$f" runs.0.reason)): nothing to judge"
+		continue
+	fi
 	injected=$(get "$f" runs.0.metrics.injected_stale_reads)
 	stale=$(get "$f" runs.0.witnesses.histogram.stale_read)
 	[ "$rc" -eq 0 ] && [ "$(get "$f" runs.0.verdict)" = "caught (injected fault)" ] && [ "$injected" -gt 0 ] &&
@@ -137,6 +169,8 @@ run pmdshare --variant shared-punch,unshared-punch,broken-stale --output "$f"
 held=$(get "$f" runs.0.metrics.rounds_held)
 if [ "$mutant_on" -eq 1 ]; then
 	skip "shared-punch without --duration on a mutant kernel with pmd_unshare_flush on: tests/mutant.sh's"
+elif stalled "$f" 0 || [ "$(get "$f" runs.0.metrics.user_tlb)" != kept ]; then
+	skip "shared-punch without --duration: $(get "$f" runs.0.reason)"
 elif [ "$(get "$f" runs.0.metrics.ended_by)" = duration ] && [ "${held:-0}" -lt 64 ]; then
 	skip "shared-punch without --duration: only $held rounds held in the 2-minute bound here"
 else
@@ -144,11 +178,18 @@ else
 		[ "$(get "$f" runs.0.status)" = ok ]
 	ok $? "shared-punch without --duration: ends at 64 rounds held, conclusive ($held held in $(get "$f" runs.0.elapsed_ns) ns)"
 fi
-[ "$(get "$f" runs.1.metrics.ended_by)" = rounds ] && [ "$(get "$f" runs.1.metrics.rounds)" -eq 64 ] &&
-	[ "$(get "$f" runs.1.status)" = ok ]
-ok $? "unshared-punch without --duration: ends after 64 rounds, ok ($(get "$f" runs.1.metrics.rounds))"
-[ "$(get "$f" runs.2.metrics.ended_by)" = rounds ] && [ "$(get "$f" runs.2.metrics.rounds)" -eq 50 ]
-ok $? "broken-stale without --duration: ends after 50 rounds ($(get "$f" runs.2.metrics.rounds))"
+for i in 1 2; do
+	v=$(get "$f" runs.$i.variant)
+	want=64
+	[ "$v" = broken-stale ] && want=50
+	if stalled "$f" $i; then
+		skip "$v without --duration was stalled past its bound ($(get "$f" runs.$i.reason))"
+		continue
+	fi
+	[ "$(get "$f" runs.$i.metrics.ended_by)" = rounds ] && [ "$(get "$f" runs.$i.metrics.rounds)" -eq $want ] &&
+		[ "$(get "$f" runs.$i.status)" = ok ]
+	ok $? "$v without --duration: ends after $want rounds, ok ($(get "$f" runs.$i.metrics.rounds))"
+done
 [ "$(cat /proc/sys/vm/nr_hugepages 2>/dev/null)" = "$huge_before" ]
 ok $? "vm.nr_hugepages is back at $huge_before"
 
