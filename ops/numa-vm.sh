@@ -102,7 +102,9 @@ case $cpus in ''|*[!0-9]*) die "--cpus '$cpus' is not a number" ;; esac
 # pause takes qemu's global lock.  4 vCPUs on this project's 2-CPU VM
 # livelocked in 4 of 9 boots (qemu's threads 60,000-90,000 futex calls in
 # 3 s, the guest's console silent, soft lockups in its kernel), with the
-# harness's own pauses thinned out as well.
+# harness's own pauses thinned out as well; a livelock caught with its
+# stacks had two vCPUs at the int3 of a live kernel text patch (a static
+# key the harness's perf counters flip) and a third waiting on their IPI.
 host_cpus=$(getconf _NPROCESSORS_ONLN)
 [ "$cpus" -le "$host_cpus" ] ||
 	echo "numa-vm: $cpus vCPUs on $host_cpus host CPUs: an overcommitted TCG guest can livelock (soft lockups, a silent console); --timeout bounds it" >&2
