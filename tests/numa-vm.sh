@@ -50,6 +50,7 @@ mkdir -p "$boot1"
 MMT_RESULTS_DIR=$boot1 timeout -k 10 1500 "$vm" --nodes 2 --timeout 300 --append mmt.test=1 \
 	--log "$scratch/console.log" --script "$scratch/guest.sh" >"$scratch/all.out" 2>"$scratch/err"
 vmrc=$?
+cp "$scratch/err" "$scratch/boot1.err"	# the 4-node boot below writes err again
 if [ "$vmrc" -ne 7 ]; then
 	echo "# the shared boot exited $vmrc; its output, then the end of its console:"
 	sed 's/^/#   /' "$scratch/all.out" "$scratch/err"
@@ -140,9 +141,9 @@ name=$("$vm" --nodes 2 --identity | cut -d' ' -f2)
 	grep -q '^mmtorture ' "$scratch/out" && grep -q '@@MMT-CMDLINE .*mmt.test=1@@' "$scratch/console.log"
 ok $? "--script runs in the guest with its exit status, --append reaches /proc/cmdline, --log keeps the console (rc $vmrc)"
 # A file block's name is the guest's to write: one with a path is dropped.
-[ ! -e "$scratch/escape.json" ] && ! grep -q 'escape' "$scratch/err"
+[ ! -e "$scratch/escape.json" ] && ! grep -q 'escape' "$scratch/boot1.err"
 ok $? "a file block named ../escape.json is not written outside the results"
-[ "$(cat "$boot1/twice.json" 2>/dev/null)" = '{"copy":2}' ] && [ "$(grep -c 'results: .*/twice.json' "$scratch/err")" -eq 1 ]
+[ "$(cat "$boot1/twice.json" 2>/dev/null)" = '{"copy":2}' ] && [ "$(grep -c 'results: .*/twice.json' "$scratch/boot1.err")" -eq 1 ]
 ok $? "a file sent twice comes back once, as its last copy ($(cat "$boot1/twice.json" 2>/dev/null))"
 
 "$vm" --script "$scratch/nope.sh" >/dev/null 2>"$scratch/err"
