@@ -8,6 +8,7 @@
 
 #include "bounded-wait.h"
 #include "clock.h"
+#include "compiler.h"
 #include "hunt.h"
 #include "metrics.h"
 
@@ -66,4 +67,36 @@ void mmt_hunt_metrics(struct mmt_run *run, const struct mmt_hunt *h, const char 
 	mmt_put_count(run, "wait_timeouts", h->wait_timeouts);
 	mmt_put_text(run, "wait_timeout", h->wait_timeouts ? h->wait_timeout_what : NULL);
 	mmt_put_text(run, "error", h->error[0] ? h->error : NULL);
+}
+
+void mmt_hunt_prepared(struct mmt_hunt *h)
+{
+	mmt_mutant_snapshot(&h->mutant_before);
+}
+
+void mmt_hunt_drive(struct mmt_hunt *h, const struct mmt_run *run, struct mmt_worker *wk,
+		    int (*round)(void *priv, uint64_t n, struct mmt_worker *wk), void *priv,
+		    const uint64_t *findings, int *stop)
+{
+	h->start_ns = mmt_now_ns();
+	for (uint64_t n = 1; !mmt_should_stop(); n++) {
+		if (round(priv, n, wk))
+			break;
+		h->ended_by = mmt_hunt_enough(h, run, n, *findings);
+		if (h->ended_by)
+			mmt_request_stop();
+	}
+	WRITE_ONCE(*stop, 1);
+	wk->ops = h->rounds;
+}
+
+void mmt_hunt_record(struct mmt_run *run, struct mmt_hunt *h, const uint64_t *outcomes, size_t size,
+		     void (*put)(struct mmt_run *run, const void *priv), const void *priv)
+{
+	memcpy(run->outcomes, outcomes, size);
+	run->ops = h->rounds;
+	put(run, priv);
+	mmt_mutant_snapshot(&h->mutant_after);
+	mmt_mutant_delta(&h->mutant_before, &h->mutant_after);
+	mmt_put_object(run, "mutant", h->mutant_after.present ? &h->mutant_after : NULL);
 }

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "mutant.h"
 #include "scenario.h"
 
 #define MMT_HUNT_TARGET 64
@@ -38,7 +39,29 @@ struct mmt_hunt {
 	char error[160];
 	uint64_t wait_timeouts;
 	char wait_timeout_what[120];
+	struct mmt_mutant_state mutant_before, mutant_after;
 };
+
+/* At the end of prepare: the mutant kernel's counters before the run. */
+void mmt_hunt_prepared(struct mmt_hunt *h);
+
+/*
+ * The driver's rounds, n = 1, 2, ... until round(priv, n, wk) fails
+ * (nonzero), the run is stopped, or mmt_hunt_enough() says the run has
+ * what it came for (*findings: the run's so far); then *stop tells the
+ * other actors, and the rounds are the worker's ops.
+ */
+void mmt_hunt_drive(struct mmt_hunt *h, const struct mmt_run *run, struct mmt_worker *wk,
+		    int (*round)(void *priv, uint64_t n, struct mmt_worker *wk), void *priv,
+		    const uint64_t *findings, int *stop);
+
+/*
+ * The run's record, from verify: the outcomes (size bytes) and the rounds
+ * as its ops, the scenario's metrics (put(run, priv)), then the mutant
+ * kernel's counters over the run ("mutant", null on another kernel).
+ */
+void mmt_hunt_record(struct mmt_run *run, struct mmt_hunt *h, const uint64_t *outcomes, size_t size,
+		     void (*put)(struct mmt_run *run, const void *priv), const void *priv);
 
 /* The first error, "what: strerror(err)"; later ones are dropped. */
 void mmt_hunt_fail(struct mmt_hunt *h, const char *what, int err);

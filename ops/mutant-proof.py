@@ -299,6 +299,21 @@ def pmdshare_checks(rows, a, mut):
     ]
 
 
+def hunter_profile(evidence, checks, columns, legend):
+    """A stale-access hunter's profile (softdirty, madvise, mremap,
+    pmdshare): plain runs of --duration, no setup, any control finding
+    unsound (every clear, nested zap or revocation reaches the switch: a
+    control that finds anything is wrong, whatever the kernel counted)."""
+    return {
+        "options": lambda a: f"--duration {int(a.duration * 1000)}ms --events none", "on": "",
+        "setup": lambda a: [],
+        "invocation": lambda a: "--duration 1s --events none",
+        "evidence": evidence, "checks": checks,
+        "control_sound": lambda x, arm: not x["lost"],
+        "columns": columns, "legend": legend,
+    }
+
+
 SCENARIOS = {
     "mmrace": {
         "options": mmrace_options, "on": " --stop-on-lost 1", "setup": mmrace_setup,
@@ -309,55 +324,23 @@ SCENARIOS = {
                   " on another CPU stored to while they moved; kernel_in_window = the kernel's PROT_NONE PTEs"
                   " cleared with a flush pending during those calls",
     },
-    "softdirty": {
-        "options": lambda a: f"--duration {int(a.duration * 1000)}ms --events none", "on": "",
-        "setup": lambda a: [],
-        "invocation": lambda a: "--duration 1s --events none",
-        "evidence": softdirty_evidence, "checks": softdirty_checks,
-        # clear_refs always reaches the switch: a control that finds
-        # anything is wrong, whatever the kernel counted.
-        "control_sound": lambda x, arm: not x["lost"],
-        "columns": ("clears", "raced", "stores_after_clear"),
-        "legend": "clears = soft-dirty clears (clear_refs 4); raced = those while a writer on another CPU stored",
-    },
-    "madvise": {
-        "options": lambda a: f"--duration {int(a.duration * 1000)}ms --events none", "on": "",
-        "setup": lambda a: [],
-        "invocation": lambda a: "--duration 1s --events none",
-        "evidence": madvise_evidence, "checks": madvise_checks,
-        # Every nested zap reaches the switch: a control that loses a
-        # store is wrong, whatever the kernel counted.
-        "control_sound": lambda x, arm: not x["lost"],
-        "columns": ("rounds", "raced", "seen_late"),
-        "legend": "rounds = a zap of the region, a second of its first page, the writer's store after it; raced ="
-                  " those whose second zap saw the page cleared mid-walk and returned, and whose store was visible,"
-                  " before the first zap's walk ended; seen_late = those whose second zapper saw the page out only"
-                  " after the first returned",
-    },
-    "mremap": {
-        "options": lambda a: f"--duration {int(a.duration * 1000)}ms --events none", "on": "",
-        "setup": lambda a: [],
-        "invocation": lambda a: "--duration 1s --events none",
-        "evidence": mremap_evidence, "checks": mremap_checks,
-        "control_sound": lambda x, arm: not x["lost"],
-        "columns": ("rounds", "raced", "punched_late"),
-        "legend": "rounds = a mremap() of the memfd mapping, a punch of its first page, the reader's reads after it;"
-                  " raced = those whose punch returned inside the mremap() call; punched_late = those whose punch"
-                  " returned after it",
-    },
-    "pmdshare": {
-        "options": lambda a: f"--duration {int(a.duration * 1000)}ms --events none", "on": "",
-        "setup": lambda a: [],
-        "invocation": lambda a: "--duration 1s --events none",
-        "evidence": pmdshare_evidence, "checks": pmdshare_checks,
-        "control_sound": lambda x, arm: not x["lost"],
-        "columns": ("rounds", "shared", "moved", "held"),
-        "legend": "rounds = two hugetlb mappings of a new memfd, the revocation (a zap of one, the unshare, and a"
-                  " punch of the target; or the target's move to another node and a new value stored in it), the"
-                  " reader's reads after it; shared = those whose PMD table was shared; moved = those whose page"
-                  " moved (migrate; - for punch); held = shared ones (that moved) whose reader ran unpreempted from"
-                  " before the revocation to its last read",
-    },
+    "softdirty": hunter_profile(softdirty_evidence, softdirty_checks, ("clears", "raced", "stores_after_clear"),
+        "clears = soft-dirty clears (clear_refs 4); raced = those while a writer on another CPU stored"),
+    "madvise": hunter_profile(madvise_evidence, madvise_checks, ("rounds", "raced", "seen_late"),
+        "rounds = a zap of the region, a second of its first page, the writer's store after it; raced ="
+        " those whose second zap saw the page cleared mid-walk and returned, and whose store was visible,"
+        " before the first zap's walk ended; seen_late = those whose second zapper saw the page out only"
+        " after the first returned"),
+    "mremap": hunter_profile(mremap_evidence, mremap_checks, ("rounds", "raced", "punched_late"),
+        "rounds = a mremap() of the memfd mapping, a punch of its first page, the reader's reads after it;"
+        " raced = those whose punch returned inside the mremap() call; punched_late = those whose punch"
+        " returned after it"),
+    "pmdshare": hunter_profile(pmdshare_evidence, pmdshare_checks, ("rounds", "shared", "moved", "held"),
+        "rounds = two hugetlb mappings of a new memfd, the revocation (a zap of one, the unshare, and a"
+        " punch of the target; or the target's move to another node and a new value stored in it), the"
+        " reader's reads after it; shared = those whose PMD table was shared; moved = those whose page"
+        " moved (migrate; - for punch); held = shared ones (that moved) whose reader ran unpreempted from"
+        " before the revocation to its last read"),
 }
 
 # The guest's helpers: keep moves the newest result of a plain run to its

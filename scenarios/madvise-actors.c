@@ -125,8 +125,9 @@ static void judge_round(struct ma_priv *p, uint64_t n, bool resident_before, str
 }
 
 /* Round n; -1 when a call failed or a wait gave up (the run ends). */
-static int round_once(struct ma_priv *p, uint64_t n, struct mmt_worker *wk)
+static int round_once(void *priv, uint64_t n, struct mmt_worker *wk)
 {
+	struct ma_priv *p = priv;
 	uint64_t t_a0, t_a1;
 	int was_resident, cpu, r, err;
 
@@ -167,19 +168,8 @@ static int round_once(struct ma_priv *p, uint64_t n, struct mmt_worker *wk)
  * machine takes. */
 void ma_first_zapper(struct ma_priv *p, struct mmt_worker *wk)
 {
-	struct mmt_hunt *h = &p->hunt;
-
-	h->start_ns = mmt_now_ns();
 	mmt_worker_at(wk, "populating, zapping, waiting for the others, judging");
-	for (uint64_t n = 1; !mmt_should_stop(); n++) {
-		if (round_once(p, n, wk))
-			break;
-		h->ended_by = mmt_hunt_enough(h, p->run, n, p->outcomes[OUT_LOST]);
-		if (h->ended_by)
-			mmt_request_stop();
-	}
-	WRITE_ONCE(p->ctl->stop, 1);
-	wk->ops = h->rounds;
+	mmt_hunt_drive(&p->hunt, p->run, wk, round_once, p, &p->outcomes[OUT_LOST], &p->ctl->stop);
 }
 
 /* ---- second zapper ------------------------------------------------------- */

@@ -152,7 +152,7 @@ static int madvise_prepare(struct mmt_run *run)
 	p->writer->bound_cycles = (uint64_t)((double)MA_IDLE_WAIT_NS * (run->cycles_per_ns > 0 ? run->cycles_per_ns : 1));
 	/* Two workers: the second zapper is the first's thread, on its CPU. */
 	p->second_threaded = run->nr_workers < 3;
-	mmt_mutant_snapshot(&p->mutant_before);
+	mmt_hunt_prepared(&p->hunt);
 	return 0;
 }
 
@@ -264,17 +264,17 @@ static void finding_metrics(struct mmt_run *run, const struct ma_priv *p)
 	mmt_put_count(run, "second_stuck", p->second->stuck);
 }
 
+static void put_metrics(struct mmt_run *run, const void *priv)
+{
+	round_metrics(run, priv);
+	finding_metrics(run, priv);
+}
+
 static void madvise_verify(struct mmt_run *run)
 {
 	struct ma_priv *p = run->priv;
 
-	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
-	run->ops = p->hunt.rounds;
-	round_metrics(run, p);
-	finding_metrics(run, p);
-	mmt_mutant_snapshot(&p->mutant_after);
-	mmt_mutant_delta(&p->mutant_before, &p->mutant_after);
-	mmt_put_object(run, "mutant", p->mutant_after.present ? &p->mutant_after : NULL);
+	mmt_hunt_record(run, &p->hunt, p->outcomes, sizeof(p->outcomes), put_metrics, p);
 	/* Findings are conclusive by themselves. */
 	if (!p->outcomes[OUT_LOST])
 		judge(run, p);

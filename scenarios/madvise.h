@@ -112,7 +112,6 @@ struct ma_priv {
 	struct ma_witness first[MA_MAX_FIRST];
 	unsigned nr_first;
 	int zapper_cpu;
-	struct mmt_mutant_state mutant_before, mutant_after;
 };
 
 extern const struct mmt_variant ma_variants[NR_VARIANTS];

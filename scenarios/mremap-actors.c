@@ -125,8 +125,9 @@ static void judge_round(struct mr_priv *p, uint64_t n, uint64_t t_m1, struct mmt
 	mmt_hunt_round(&p->hunt, n, x.raced, r->round_stale, wk);
 }
 
-static int round_once(struct mr_priv *p, uint64_t n, struct mmt_worker *wk)
+static int round_once(void *priv, uint64_t n, struct mmt_worker *wk)
 {
+	struct mr_priv *p = priv;
 	uint64_t t_m0, t_m1;
 	void *r;
 	int cpu, err;
@@ -164,19 +165,8 @@ static int round_once(struct mr_priv *p, uint64_t n, struct mmt_worker *wk)
 
 void mr_mover(struct mr_priv *p, struct mmt_worker *wk)
 {
-	struct mmt_hunt *h = &p->hunt;
-
-	h->start_ns = mmt_now_ns();
 	mmt_worker_at(wk, "mapping, moving, waiting for the others, judging");
-	for (uint64_t n = 1; !mmt_should_stop(); n++) {
-		if (round_once(p, n, wk))
-			break;
-		h->ended_by = mmt_hunt_enough(h, p->run, n, p->outcomes[OUT_STALE]);
-		if (h->ended_by)
-			mmt_request_stop();
-	}
-	WRITE_ONCE(p->ctl->stop, 1);
-	wk->ops = h->rounds;
+	mmt_hunt_drive(&p->hunt, p->run, wk, round_once, p, &p->outcomes[OUT_STALE], &p->ctl->stop);
 }
 
 /* ---- puncher ------------------------------------------------------------- */

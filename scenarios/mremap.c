@@ -165,7 +165,7 @@ static int mremap_prepare(struct mmt_run *run)
 		p->populate_read = !madvise(p->old_at, p->psz, MADV_POPULATE_READ);
 	}
 	p->puncher_threaded = run->nr_workers < 3;
-	mmt_mutant_snapshot(&p->mutant_before);
+	mmt_hunt_prepared(&p->hunt);
 	return 0;
 }
 
@@ -274,17 +274,17 @@ static void finding_metrics(struct mmt_run *run, const struct mr_priv *p)
 	mmt_put_count(run, "puncher_stuck", p->puncher->stuck);
 }
 
+static void put_metrics(struct mmt_run *run, const void *priv)
+{
+	round_metrics(run, priv);
+	finding_metrics(run, priv);
+}
+
 static void mremap_verify(struct mmt_run *run)
 {
 	struct mr_priv *p = run->priv;
 
-	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
-	run->ops = p->hunt.rounds;
-	round_metrics(run, p);
-	finding_metrics(run, p);
-	mmt_mutant_snapshot(&p->mutant_after);
-	mmt_mutant_delta(&p->mutant_before, &p->mutant_after);
-	mmt_put_object(run, "mutant", p->mutant_after.present ? &p->mutant_after : NULL);
+	mmt_hunt_record(run, &p->hunt, p->outcomes, sizeof(p->outcomes), put_metrics, p);
 	if (!p->outcomes[OUT_STALE])
 		judge(run, p);
 }

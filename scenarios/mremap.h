@@ -105,7 +105,6 @@ struct mr_priv {
 	uint64_t outcomes[NR_OUTCOMES];
 	struct mr_witness first[MR_MAX_FIRST];
 	unsigned nr_first;
-	struct mmt_mutant_state mutant_before, mutant_after;
 };
 
 extern const struct mmt_variant mr_variants[NR_VARIANTS];

@@ -261,8 +261,9 @@ static int migrate_and_store(struct ps_priv *p, uint64_t n, bool *moved, uint64_
 	return 0;
 }
 
-static int round_once(struct ps_priv *p, uint64_t n, struct mmt_worker *wk)
+static int round_once(void *priv, uint64_t n, struct mmt_worker *wk)
 {
+	struct ps_priv *p = priv;
 	bool shared, moved = false;
 	uint64_t owner_read = 0;
 
@@ -281,21 +282,10 @@ static int round_once(struct ps_priv *p, uint64_t n, struct mmt_worker *wk)
 
 void ps_revoker(struct ps_priv *p, struct mmt_worker *wk)
 {
-	struct mmt_hunt *h = &p->hunt;
-
-	h->start_ns = mmt_now_ns();
 	mmt_worker_at(wk, "mapping, revoking, judging");
-	for (uint64_t n = 1; !mmt_should_stop(); n++) {
-		/* On an error the reader may still read the mappings: cleanup
-		 * unmaps them, after it stopped. */
-		if (round_once(p, n, wk))
-			break;
-		h->ended_by = mmt_hunt_enough(h, p->run, n, p->outcomes[OUT_STALE]);
-		if (h->ended_by)
-			mmt_request_stop();
-	}
-	WRITE_ONCE(p->ctl->stop, 1);
-	wk->ops = h->rounds;
+	/* On an error the reader may still read the mappings: cleanup unmaps
+	 * them, after it stopped. */
+	mmt_hunt_drive(&p->hunt, p->run, wk, round_once, p, &p->outcomes[OUT_STALE], &p->ctl->stop);
 }
 
 /* ---- reader -------------------------------------------------------------- */

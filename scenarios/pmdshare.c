@@ -299,7 +299,7 @@ static int pmdshare_prepare(struct mmt_run *run)
 		why = probe_sharing(p);
 	if (why)
 		mmt_run_skip(run, "%s", why);
-	mmt_mutant_snapshot(&p->mutant_before);
+	mmt_hunt_prepared(&p->hunt);
 	return 0;
 }
 
@@ -391,17 +391,17 @@ static void finding_metrics(struct mmt_run *run, const struct ps_priv *p)
 	mmt_put_count(run, "reader_stuck", p->reader->stuck);
 }
 
+static void put_metrics(struct mmt_run *run, const void *priv)
+{
+	round_metrics(run, priv);
+	finding_metrics(run, priv);
+}
+
 static void pmdshare_verify(struct mmt_run *run)
 {
 	struct ps_priv *p = run->priv;
 
-	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
-	run->ops = p->hunt.rounds;
-	round_metrics(run, p);
-	finding_metrics(run, p);
-	mmt_mutant_snapshot(&p->mutant_after);
-	mmt_mutant_delta(&p->mutant_before, &p->mutant_after);
-	mmt_put_object(run, "mutant", p->mutant_after.present ? &p->mutant_after : NULL);
+	mmt_hunt_record(run, &p->hunt, p->outcomes, sizeof(p->outcomes), put_metrics, p);
 	if (!p->outcomes[OUT_STALE])
 		judge(run, p);
 }

@@ -121,7 +121,6 @@ struct ps_priv {
 	uint64_t outcomes[NR_OUTCOMES];
 	struct ps_witness first[PS_MAX_FIRST];
 	unsigned nr_first;
-	struct mmt_mutant_state mutant_before, mutant_after;
 };
 
 extern const struct mmt_variant ps_variants[NR_VARIANTS];

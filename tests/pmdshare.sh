@@ -54,6 +54,32 @@ stalled() {
 		get "$1" runs.$2.reason | grep -q "gave up waiting\|waited more than"
 }
 
+# Whether run I of F read nothing stale on this kernel: HUNTER's run by
+# hunter_ok, the control's by the command that follows (its evidence), and
+# rounds made.  Returns 2, having said why, where there is nothing to judge:
+# HUNTER on a mutant kernel with its switch on (MUTANT_ON 1: tests/mutant.sh
+# proves it), or a run stalled past its bound.
+judged_clean() {
+	_f=$1 _i=$2 _hunter=$3 _mutant_on=$4 _switch=$5
+	shift 5
+	_v=$(get "$_f" runs.$_i.variant)
+	if [ "$_mutant_on" -eq 1 ] && [ "$_v" = "$_hunter" ]; then
+		skip "$_v on a mutant kernel with $_switch on: tests/mutant.sh's"
+		return 2
+	fi
+	if stalled "$_f" $_i; then
+		skip "$_v was stalled past its bound ($(get "$_f" runs.$_i.reason)): nothing to judge"
+		return 2
+	fi
+	if [ "$_v" = "$_hunter" ]; then
+		hunter_ok "$_f" $_i
+	else
+		"$@"
+	fi &&
+		[ "$(get "$_f" runs.$_i.metrics.stale_reads)" -eq 0 ] && [ "$(get "$_f" runs.$_i.witnesses.count)" -eq 0 ] &&
+		[ "$(get "$_f" runs.$_i.metrics.rounds)" -gt 0 ]
+}
+
 huge_before=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null)
 f="$scratch/race.json"
 run pmdshare --variant shared-punch,unshared-punch --duration 2s --output "$f"
@@ -71,23 +97,11 @@ for i in 0 1; do
 	shared=$(get "$f" runs.$i.metrics.rounds_shared)
 	held=$(get "$f" runs.$i.metrics.rounds_held)
 	rounds=$(get "$f" runs.$i.metrics.rounds)
-	if [ "$mutant_on" -eq 1 ] && [ "$v" = shared-punch ]; then
-		skip "shared-punch on a mutant kernel with pmd_unshare_flush on: tests/mutant.sh's"
-		continue
-	fi
-	if stalled "$f" $i; then
-		skip "$v was stalled past its bound ($(get "$f" runs.$i.reason)): nothing to judge"
-		continue
-	fi
-	if [ "$v" = shared-punch ]; then
-		hunter_ok "$f" $i
-	else
-		# 2 MiB off a 1 GiB boundary the kernel cannot share the table.
-		[ "$status" = ok ] && [ "$shared" -eq 0 ]
-	fi &&
-		[ "$(get "$f" runs.$i.metrics.stale_reads)" -eq 0 ] && [ "$(get "$f" runs.$i.witnesses.count)" -eq 0 ] &&
-		[ "$rounds" -gt 0 ]
-	ok $? "$v: no stale read on this kernel in $(get "$f" runs.$i.metrics.reads_judged) reads judged, status $status agreeing with $shared shared and $held held rounds of $rounds ($(get "$f" runs.$i.reason))"
+	# 2 MiB off a 1 GiB boundary the kernel cannot share the table.
+	judged_clean "$f" $i shared-punch "$mutant_on" pmd_unshare_flush test "$status/$shared" = ok/0
+	r=$?
+	[ $r -eq 2 ] && continue
+	ok $r "$v: no stale read on this kernel in $(get "$f" runs.$i.metrics.reads_judged) reads judged, status $status agreeing with $shared shared and $held held rounds of $rounds ($(get "$f" runs.$i.reason))"
 	row=$(printf '%s\n' "$out" | grep "^pmdshare  *$v ")
 	case $status/$shared/$held in ok/0/*) words="none shared: kept;" ;; ok/*) words="held: kept;" ;; */0) words="no round held;" ;; *) words= ;; esac
 	if [ -z "$words" ]; then
@@ -126,21 +140,12 @@ for i in 0 1; do
 	moved=$(get "$f" runs.$i.metrics.rounds_moved)
 	held=$(get "$f" runs.$i.metrics.rounds_held)
 	rounds=$(get "$f" runs.$i.metrics.rounds)
-	if [ "$migrate_mutant_on" -eq 1 ] && [ "$v" = shared-migrate ]; then
-		skip "shared-migrate on a mutant kernel with migrate_pmd_unshare on: tests/mutant.sh's"
-		continue
-	fi
-	if stalled "$f" $i; then
-		skip "$v was stalled past its bound ($(get "$f" runs.$i.reason)): nothing to judge"
-		continue
-	fi
-	if [ "$v" = shared-migrate ]; then
-		hunter_ok "$f" $i
-	else
-		[ "$status" = ok ] && [ "$shared" -eq 0 ] && [ "$moved" -gt 0 ]
-	fi &&
-		[ "$(get "$f" runs.$i.metrics.stale_reads)" -eq 0 ] && [ "$rounds" -gt 0 ]
-	ok $? "$v: no stale read on this kernel in $(get "$f" runs.$i.metrics.reads_judged) reads judged, status $status agreeing with $shared shared, $moved moved, $held held of $rounds rounds ($(get "$f" runs.$i.reason))"
+	# The control's pages must move, none shared.
+	judged_clean "$f" $i shared-migrate "$migrate_mutant_on" migrate_pmd_unshare \
+		test "$status/$shared" = ok/0 -a "${moved:-0}" -gt 0
+	r=$?
+	[ $r -eq 2 ] && continue
+	ok $r "$v: no stale read on this kernel in $(get "$f" runs.$i.metrics.reads_judged) reads judged, status $status agreeing with $shared shared, $moved moved, $held held of $rounds rounds ($(get "$f" runs.$i.reason))"
 done
 
 # The injected fault, exactly: every read after the punch made from the
