@@ -341,7 +341,10 @@ static void execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns, 
 		mmt_record_set_reason(rec, out.error);
 		free(probe_before);
 		count(tot, rec, 0);
-		/* Not released: a hung run's workers may still use it. */
+		/* Not released: a hung run's workers may still use it.  An
+		 * error's have returned, or never started. */
+		if (out.end == MMT_END_ERROR)
+			mmt_run_release(run);
 		return;
 	}
 	after = mmt_probe_cpus(cpus, (int)run->nr_workers, sigs, &pst);

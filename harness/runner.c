@@ -6,6 +6,7 @@
 #include "arch/barrier.h"
 #include "clock.h"
 #include "conditions.h"
+#include "exit-codes.h"
 #include "parse.h"
 #include "placement-track.h"
 #include "record.h"
@@ -418,12 +419,33 @@ static void supervise(struct mmt_run *run, const pthread_t *threads, uint64_t du
 	}
 }
 
+/* Test hook MMT_TEST_PREPARE_FAIL=1: a prepare() that returned 0 is taken
+ * as failed, so the suite can see that cleanup() undoes everything a
+ * prepare() did on the error path (tests/prepare-fail.sh).  Read once. */
+static bool prepare_fails_for_test(void)
+{
+	static int fail = -1;
+
+	if (fail < 0) {
+		const char *v = getenv("MMT_TEST_PREPARE_FAIL");
+
+		if (v && strcmp(v, "0") && strcmp(v, "1")) {
+			fprintf(stderr, "mmtorture: MMT_TEST_PREPARE_FAIL '%s' is not 0 or 1\n", v);
+			exit(MMT_EXIT_USAGE);
+		}
+		fail = v && !strcmp(v, "1");
+	}
+	return fail;
+}
+
 /* The run's memory, its workers' slots and the scenario's prepare(); -1
- * with out->error set (what was allocated is freed by the caller's
- * release_memory, whatever failed). */
-static int set_up(struct mmt_run *run, uint64_t duration_ns, struct mmt_run_outcome *out)
+ * with out->error set (whatever failed, the shared memory is freed by the
+ * caller, the rest by mmt_run_release).  *prepared: prepare() was called,
+ * so cleanup() is due whatever it returned. */
+static int set_up(struct mmt_run *run, uint64_t duration_ns, struct mmt_run_outcome *out, bool *prepared)
 {
 	const struct mmt_scenario *sc = run->sc;
+	const bool test_fail = prepare_fails_for_test();	/* before anything happens */
 	unsigned n = run->nr_workers;
 
 	memset(out, 0, sizeof(*out));
@@ -454,8 +476,13 @@ static int set_up(struct mmt_run *run, uint64_t duration_ns, struct mmt_run_outc
 		}
 	}
 	mmt_sysctl_scenario(sc->needs.sysctls, true);
+	*prepared = true;
 	if (sc->prepare && sc->prepare(run)) {
 		snprintf(out->error, sizeof(out->error), "%s: prepare failed", sc->name);
+		return -1;
+	}
+	if (test_fail) {
+		snprintf(out->error, sizeof(out->error), "%s: prepare failed (MMT_TEST_PREPARE_FAIL)", sc->name);
 		return -1;
 	}
 	if (run->events) {
@@ -572,21 +599,21 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 		     const sigset_t *stop_signals, struct mmt_run_outcome *out)
 {
 	pthread_t *threads = calloc(run->nr_workers, sizeof(*threads));
-	bool prepared;
+	/* cleanup() after every prepare() called, not only one that
+	 * succeeded: one that failed part-way has allocated, mapped, opened
+	 * or journalled what only cleanup() knows how to undo.  Not after a
+	 * hung run: its workers may still use all of it. */
+	bool prepared = false;
 
-	if (!threads || set_up(run, duration_ns, out)) {
+	if (!threads || set_up(run, duration_ns, out, &prepared)) {
 		out->end = MMT_END_ERROR;
 		if (!threads)
 			snprintf(out->error, sizeof(out->error), "out of memory for %u threads", run->nr_workers);
-		/* cleanup() only after a prepare() that succeeded */
-		prepared = false;
 	} else if (run->skip_reason[0]) {
 		/* prepare() found what the machine lacks: nothing runs. */
 		out->end = MMT_END_SKIPPED;
 		snprintf(out->error, sizeof(out->error), "%s", run->skip_reason);
-		prepared = true;
 	} else {
-		prepared = true;
 		start_workers(run, cpus, threads);
 		supervise(run, threads, duration_ns, stop_signals, out);
 		if (out->end == MMT_END_HUNG) {

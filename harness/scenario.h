@@ -6,14 +6,20 @@
  * file (only the source list in scenarios/Makefile.inc).
  *
  * Life of one run (one variant, one placement, one repeat):
- *   prepare()  allocate private state (shared memory is already on the node)
+ *   prepare()  allocate private state (shared memory is already on the node);
+ *              -1 when it cannot (the run is an error), 0 otherwise, also
+ *              when it skips the run (mmt_run_skip)
  *   worker()   called once per pinned worker thread after the start barrier
  *              (or variant_worker[v]); loops until mmt_should_stop() or its
  *              iteration target
  *   verify()   after every worker has returned: fold per-worker results into
  *              run->ops and run->metrics; run->outcomes[] arrives as the sum
  *              of the workers' outcomes[] (overwrite it if counted elsewhere)
- *   cleanup()  free private state
+ *   cleanup()  free private state: after every prepare() that was called,
+ *              whether it succeeded, skipped or failed part-way, so it
+ *              frees what is there and nothing else (run->priv may be
+ *              NULL, its fields still as prepare() first set them); not
+ *              after a run whose workers hung, which may still use it
  */
 #ifndef MMT_SCENARIO_H
 #define MMT_SCENARIO_H
@@ -220,12 +226,19 @@ struct mmt_scenario {
 	int (*check_options)(const uint64_t *opt, char *err, size_t len);
 	/* Bytes of memory shared by the workers, zeroed, on the mem node. */
 	size_t (*shared_size)(const struct mmt_run *run);
+	/* 0, or -1 (the run is an error).  It sets run->priv as soon as it is
+	 * allocated, and every field that holds something to undo to what
+	 * says "nothing" (NULL, fd -1; MAP_FAILED turned into NULL) before
+	 * the first step that can fail: cleanup() follows a failure too. */
 	int (*prepare)(struct mmt_run *run);
 	void (*worker)(struct mmt_worker *w);
 	/* Or one worker function per variant, indexed like variants[]: each
 	 * variant's loops compiled separately (see MMT_VARIANT_WORKER). */
 	void (*const *variant_worker)(struct mmt_worker *w);
 	void (*verify)(struct mmt_run *run);
+	/* After any prepare() called, whatever it returned (not after a hung
+	 * run): undoes what exists, run->priv NULL included, then sets
+	 * run->priv to NULL. */
 	void (*cleanup)(struct mmt_run *run);
 	/* Optional: the table's detail column for one run's record: the
 	 * scenario's headline numbers, from the metrics verify() produced,

@@ -363,6 +363,7 @@ static int litmus_prepare(struct mmt_run *run)
 
 	if (!p)
 		return -1;
+	run->priv = p;	/* cleanup() frees the out[] allocated so far */
 	p->test = test_of(run);
 	p->prim = lk_variant_prim[run->variant - lk_variants];
 	p->sync_opt = (int)run->opt[OPT_SYNC];
@@ -388,7 +389,6 @@ static int litmus_prepare(struct mmt_run *run)
 		if (!c->out[t])
 			return -1;
 	}
-	run->priv = p;
 	return 0;
 }
 
@@ -1013,6 +1013,8 @@ static void litmus_cleanup(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
 
+	if (!p)
+		return;
 	for (unsigned t = 0; t < LK_MAXT; t++)
 		free(p->ctx.out[t]);
 	free(p->report);

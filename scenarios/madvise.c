@@ -284,6 +284,8 @@ static void madvise_cleanup(struct mmt_run *run)
 {
 	struct ma_priv *p = run->priv;
 
+	if (!p)
+		return;
 	unmap_memory(p);
 	free(p->ctl);
 	free(p->second);

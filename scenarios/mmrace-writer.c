@@ -163,11 +163,19 @@ int mmr_install_segv(struct mmr_priv *p)
 	sa.sa_flags = SA_SIGINFO;
 	sigemptyset(&sa.sa_mask);
 	mmr_active = p;
-	return sigaction(SIGSEGV, &sa, &old_segv);
+	if (sigaction(SIGSEGV, &sa, &old_segv)) {
+		mmr_active = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 void mmr_remove_segv(void)
 {
+	/* Not installed (a prepare() that failed before it): the handler
+	 * in place is not ours to replace (the sysctl guard's, say). */
+	if (!mmr_active)
+		return;
 	sigaction(SIGSEGV, &old_segv, NULL);
 	mmr_active = NULL;
 }

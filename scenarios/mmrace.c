@@ -159,8 +159,10 @@ static char *map_aligned(int fd, size_t len)
 	if (raw == MAP_FAILED)
 		return NULL;
 	at = (char *)(((uintptr_t)raw + slack - 1) & ~(slack - 1));
-	if (mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED)
+	if (mmap(at, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+		munmap(raw, len + slack);	/* the caller knows nothing of it */
 		return NULL;
+	}
 	if (at > raw)
 		munmap(raw, (size_t)(at - raw));
 	munmap(at + len, (size_t)(raw + len + slack - (at + len)));
@@ -233,7 +235,11 @@ static int map_filler(struct mmr_priv *p)
 	p->view[0] = mmap(NULL, hot, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd[0], 0);
 	p->filler = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	p->hot_copy = malloc(hot);
-	if (p->view[0] == MAP_FAILED || p->filler == MAP_FAILED || !p->hot_copy)
+	if (p->view[0] == MAP_FAILED)
+		p->view[0] = NULL;
+	if (p->filler == MAP_FAILED)
+		p->filler = NULL;
+	if (!p->view[0] || !p->filler || !p->hot_copy)
 		return -1;
 	madvise(p->filler, len, MADV_NOHUGEPAGE);	/* order-0 pages, holes of one */
 	madvise(p->filler, len, MADV_DONTFORK);		/* the migrator has no use for it */
@@ -261,8 +267,10 @@ static int map_region(struct mmr_priv *p)
 			return -1;
 		if (nfd == 2) {
 			p->view[i] = mmap(NULL, hot, PROT_READ | PROT_WRITE, MAP_SHARED, p->memfd[i], 0);
-			if (p->view[i] == MAP_FAILED)
+			if (p->view[i] == MAP_FAILED) {
+				p->view[i] = NULL;
 				return -1;
+			}
 		}
 	}
 	p->region = map_aligned(p->memfd[0], p->reserve_len);
@@ -286,15 +294,15 @@ static void unmap_region(struct mmr_priv *p)
 {
 	if (p->region)
 		munmap(p->region, p->reserve_len);
-	if (p->filler && p->filler != MAP_FAILED)
+	if (p->filler)
 		munmap(p->filler, MMR_FILLER_PAGES * MMR_PAGE);
-	for (unsigned k = 0; p->filler && k < MMR_PIN_PIPES; k++)
+	for (unsigned k = 0; k < MMR_PIN_PIPES; k++)
 		for (int e = 0; e < 2; e++)
-			if (p->pin_pipe[k][e] > 0)
+			if (p->pin_pipe[k][e] >= 0)
 				close(p->pin_pipe[k][e]);
 	free(p->hot_copy);
 	for (int i = 0; i < 2; i++) {
-		if (p->view[i] && p->view[i] != MAP_FAILED)
+		if (p->view[i])
 			munmap(p->view[i], (size_t)p->hot * MMR_PAGE);
 		if (p->memfd[i] >= 0)
 			close(p->memfd[i]);
@@ -515,7 +523,9 @@ static int mmrace_prepare(struct mmt_run *run)
 	run->priv = p;
 	p->run = run;
 	p->sysctl_mark = mmt_sysctl_mark();
-	p->memfd[0] = p->memfd[1] = p->pagemap_fd = -1;
+	p->memfd[0] = p->memfd[1] = p->pagemap_fd = p->health.kmsg_fd = -1;
+	for (unsigned k = 0; k < MMR_PIN_PIPES; k++)
+		p->pin_pipe[k][0] = p->pin_pipe[k][1] = -1;
 	p->variant = (int)(run->variant - mmr_variants);
 	p->hot = p->variant == V_RACE_THP ? 512 : (unsigned)run->opt[OPT_HOT_PAGES];
 	p->walk = (unsigned)run->opt[OPT_WALK_PAGES];
@@ -1009,6 +1019,8 @@ static void mmrace_cleanup(struct mmt_run *run)
 {
 	struct mmr_priv *p = run->priv;
 
+	if (!p)
+		return;
 	mmr_migrator_stop(p);
 	mmr_remove_segv();
 	/* Only this run's: --mutant's switches stay for the invocation. */
@@ -1016,6 +1028,8 @@ static void mmrace_cleanup(struct mmt_run *run)
 	unmap_region(p);
 	if (p->pagemap_fd >= 0)
 		close(p->pagemap_fd);
+	if (p->health.kmsg_fd >= 0)	/* verify()'s mmt_health_end did not run */
+		close(p->health.kmsg_fd);
 	for (unsigned w = 0; p->ws && w < p->nwriters; w++) {
 		free(p->ws[w].ledger);
 		free(p->ws[w].words);

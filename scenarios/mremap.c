@@ -293,6 +293,8 @@ static void mremap_cleanup(struct mmt_run *run)
 {
 	struct mr_priv *p = run->priv;
 
+	if (!p)
+		return;
 	if (p->reserve)
 		munmap(p->reserve, p->reserve_len);
 	if (p->shadow)

@@ -320,8 +320,10 @@ static void msgpass_cleanup(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
 
+	if (!p)
+		return;
 	free(p->report);
-	free(run->priv);
+	free(p);
 	run->priv = NULL;
 }
 

@@ -410,6 +410,8 @@ static void pmdshare_cleanup(struct mmt_run *run)
 {
 	struct ps_priv *p = run->priv;
 
+	if (!p)
+		return;
 	if (p->memfd >= 0)
 		close(p->memfd);
 	if (p->pagemap_fd >= 0)

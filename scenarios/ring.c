@@ -123,6 +123,7 @@ static int ring_prepare(struct mmt_run *run)
 	p = mmt_alloc_lines(sizeof(*p));
 	if (!p)
 		return -1;
+	run->priv = p;	/* from here what a failure leaves is cleanup()'s */
 	p->size = size;
 	p->mask = size - 1;
 	p->batch = run->opt[OPT_BATCH] < size ? run->opt[OPT_BATCH] : size;
@@ -132,10 +133,8 @@ static int ring_prepare(struct mmt_run *run)
 	if (urcu_queue(run->variant) || run->variant == &variants[V_CK_SPSC]) {
 		p->node_bytes = (sizeof(struct qnode) + p->words * sizeof(uint64_t) + 63) / 64 * 64;
 		p->pool = aligned_alloc(MMT_PAD_BYTES, p->node_bytes * size);
-		if (!p->pool) {
-			free(p);
+		if (!p->pool)
 			return -1;
-		}
 		memset(p->pool, 0, p->node_bytes * size);
 	}
 	if (urcu_queue(run->variant)) {
@@ -147,15 +146,11 @@ static int ring_prepare(struct mmt_run *run)
 		/* --ring-size slots hold ring-size - 1 pointers: one of the
 		 * pool's nodes may wait for a free slot (queue_producer). */
 		p->ck_buf = mmt_alloc_lines(size * sizeof(ck_ring_buffer_t));
-		if (!p->ck_buf) {
-			free(p->pool);
-			free(p);
+		if (!p->ck_buf)
 			return -1;
-		}
 		ck_ring_init(&p->ck, (unsigned int)size);
 	}
 #endif
-	run->priv = p;
 	return 0;
 }
 
@@ -474,9 +469,13 @@ static void ring_cleanup(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
 
+	if (!p)
+		return;
 #ifdef MMT_HAVE_CK
 	free(p->ck_buf);
 #endif
+	/* Nothing can fail between a urcu pool's allocation and its
+	 * queues' init: with the pool, the queues are there to drain. */
 	if (p->pool && urcu_queue(run->variant)) {
 		/* Drain what a stopped run left queued, so no node is in use. */
 		while (__cds_wfcq_dequeue_blocking(&p->wq_head, &p->wq_tail))

@@ -76,21 +76,20 @@ static int seqcount_prepare(struct mmt_run *run)
 
 	if (!p)
 		return -1;
-	p->words = (unsigned)run->opt[OPT_RECORD_WORDS];
-	p->interval_cycles = (uint64_t)((double)run->opt[OPT_WRITE_INTERVAL] * run->cycles_per_ns);
-	p->copies = aligned_alloc(MMT_PAD_BYTES, 2 * sizeof(struct record));
-	if (!p->copies) {
-		free(p);
-		return -1;
-	}
-	memset(p->copies, 0, 2 * sizeof(struct record));
-	s->gp = &p->copies[0];	/* version 0: all zero, consistent */
+	run->priv = p;
+	/* First: cleanup() destroys them whatever failed after. */
 	pthread_rwlockattr_init(&attr);
 	pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
 	pthread_rwlock_init(&p->rwlock, &attr);
 	pthread_rwlockattr_destroy(&attr);
 	pthread_spin_init(&p->spin, PTHREAD_PROCESS_PRIVATE);
-	run->priv = p;
+	p->words = (unsigned)run->opt[OPT_RECORD_WORDS];
+	p->interval_cycles = (uint64_t)((double)run->opt[OPT_WRITE_INTERVAL] * run->cycles_per_ns);
+	p->copies = aligned_alloc(MMT_PAD_BYTES, 2 * sizeof(struct record));
+	if (!p->copies)
+		return -1;
+	memset(p->copies, 0, 2 * sizeof(struct record));
+	s->gp = &p->copies[0];	/* version 0: all zero, consistent */
 	return 0;
 }
 
@@ -302,6 +301,8 @@ static void seqcount_cleanup(struct mmt_run *run)
 {
 	struct priv *p = run->priv;
 
+	if (!p)
+		return;
 	pthread_rwlock_destroy(&p->rwlock);
 	pthread_spin_destroy(&p->spin);
 	free(p->copies);

@@ -373,6 +373,8 @@ static void softdirty_cleanup(struct mmt_run *run)
 {
 	struct sd_priv *p = run->priv;
 
+	if (!p)
+		return;
 	unmap_region(p);
 	if (p->clear_fd >= 0)
 		close(p->clear_fd);

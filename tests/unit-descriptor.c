@@ -8,7 +8,7 @@
  * a map is keyed by its rows' first field); a kernel config that says an option
  * is off skips, one that cannot be read does not; a scenario may set only
  * the sysctls it declares; mmrace's table detail says in words what its
- * run found.
+ * run found; every cleanup() copes with a prepare() that allocated nothing.
  */
 #include "descriptor.h"
 #include "metrics.h"
@@ -47,6 +47,20 @@ static void shipped_declarations(void)
 		       clashes);
 		tap_ok(sc->nr_metrics > 0 && !dup_metrics, "%s: %u metrics declared, none twice", sc->name,
 		       sc->nr_metrics);
+	}
+}
+
+/* A prepare() whose first allocation failed leaves run->priv NULL, and
+ * the runner calls cleanup() after it all the same (scenario.h). */
+static void cleanup_without_priv(void)
+{
+	for (unsigned s = 0; s < mmt_scenario_count(); s++) {
+		const struct mmt_scenario *sc = mmt_scenario_at(s);
+		struct mmt_run run = { .sc = sc, .variant = &sc->variants[0] };
+
+		if (sc->cleanup)
+			sc->cleanup(&run);
+		tap_ok(!run.priv, "%s: cleanup() after a prepare() that allocated nothing returns", sc->name);
 	}
 }
 
@@ -308,6 +322,7 @@ int main(void)
 	if (!mkdtemp(top))
 		return 1;
 	shipped_declarations();
+	cleanup_without_priv();
 	metric_checks();
 	value_checks();
 	needs_checks(top);
