@@ -17,6 +17,10 @@
  *                  madvise() of its page returned, which must be there
  *                  when the first zapper judges it; then looks whether the
  *                  first zapper's walk has ended (the region's last page)
+ * The FREE variants (nested-free, nested-free-flushed): MADV_FREE for both
+ * zaps, the walk's passing seen in the page flags (walk_passed()), new
+ * pages each round, and the first zapper reclaims the target before it
+ * judges it (reclaim_round()).
  * Nothing in the writer enters the kernel between its first store and the
  * tag: a system call may switch page tables and flush the very entry the
  * race needs (page-table isolation without PCIDs), so its bound is kept in
@@ -55,6 +59,47 @@ static int resident(const struct ma_priv *p, const void *addr)
 	return vec & 1;
 }
 
+/* The page frame mapping addr (/proc/self/pagemap, root); 0 when it is
+ * not present or the frame is hidden. */
+static uint64_t frame_of(const struct ma_priv *p, const void *addr)
+{
+	uint64_t e = 0;
+
+	if (pread(p->pagemap_fd, &e, sizeof(e), (off_t)((uintptr_t)addr / p->psz * sizeof(e))) != sizeof(e))
+		return 0;
+	return e >> 63 ? e & ((1ull << 55) - 1) : 0;
+}
+
+#define KPF_SWAPBACKED 14
+
+/*
+ * Whether MADV_FREE's walk has marked the page of frame pfn lazily freed
+ * (/proc/kpageflags: its swap backing dropped, KPF_SWAPBACKED clear).  The
+ * walk makes the page's PTE clean and old under the page table's lock, then
+ * queues the mark, applied 15 pages at a time while it goes on: a clear
+ * bit says the walk passed the page.  1, 0, or -1 when the read failed.
+ */
+static int lazily_freed(const struct ma_priv *p, uint64_t pfn)
+{
+	uint64_t flags;
+
+	if (pread(p->kpageflags_fd, &flags, sizeof(flags), (off_t)(pfn * sizeof(flags))) != sizeof(flags))
+		return -1;
+	return !(flags >> KPF_SWAPBACKED & 1);
+}
+
+/* Whether the first zapper's walk passed the page (DONTNEED: its PTE is
+ * gone; FREE: it is lazily freed); 1, 0, -1 with errno. */
+static int walk_passed(const struct ma_priv *p, const void *addr, uint64_t pfn)
+{
+	int in;
+
+	if (ma_frees(p->variant))
+		return lazily_freed(p, pfn);
+	in = resident(p, addr);
+	return in < 0 ? in : !in;
+}
+
 /* ---- first zapper -------------------------------------------------------- */
 
 /* The first zapper's waits: bounded, and what it waited for on timeout. */
@@ -70,6 +115,11 @@ static bool wait_for(struct ma_priv *p, const uint64_t *x, uint64_t v, const cha
  */
 static int populate(struct ma_priv *p)
 {
+	/* FREE: the last round's pages are lazily freed, mapped: new ones. */
+	if (ma_frees(p->variant) && madvise(p->region, p->region_len, MADV_DONTNEED)) {
+		fail(p, "madvise(MADV_DONTNEED) of the last round's pages", errno);
+		return -1;
+	}
 	if (p->populate_write) {
 		if (madvise(p->region, p->region_len, MADV_POPULATE_WRITE)) {
 			fail(p, "madvise(MADV_POPULATE_WRITE)", errno);
@@ -83,6 +133,43 @@ static int populate(struct ma_priv *p)
 	return 0;
 }
 
+/* FREE: this round's frames of the target and the probe page. */
+static int find_frames(struct ma_priv *p)
+{
+	p->target_pfn = frame_of(p, p->region);
+	p->probe_pfn = frame_of(p, p->region + p->region_len - MA_PROBE_FROM_END * p->psz);
+	if (!p->target_pfn || !p->probe_pfn) {
+		fail(p, "/proc/self/pagemap: a populated page without its frame", EIO);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * FREE, once every actor is done: reclaim of the target and the check
+ * page (MADV_PAGEOUT).  Reclaim discards a lazily freed page whose PTE is
+ * still clean and keeps one written since (the store set the PTE's dirty
+ * bit): a store through a TLB entry the zap left dirty sets nothing, and
+ * is discarded with the page.  Whether the check page, clean, was
+ * discarded says whether this round's reclaim could discard at all.
+ */
+static int reclaim_round(struct ma_priv *p, bool *discarded)
+{
+	int in;
+
+	if (madvise(p->region, (MA_CHECK_PAGE + 1) * p->psz, MADV_PAGEOUT)) {
+		fail(p, "madvise(MADV_PAGEOUT) of the target and the check page", errno);
+		return -1;
+	}
+	in = resident(p, p->region + MA_CHECK_PAGE * p->psz);
+	if (in < 0) {
+		fail(p, "mincore() of the check page", errno);
+		return -1;
+	}
+	*discarded = !in;
+	return 0;
+}
+
 /*
  * Round n, with every actor done: the target must hold the writer's tag.
  * Judged only where nothing could zap the target after the second
@@ -93,10 +180,13 @@ static int populate(struct ma_priv *p)
  * premise of 99baac21e458) when the second zapper saw the target out
  * mid-walk and the walk had still not reached the region's last page once
  * the writer's tag was stored: the first zapper's flush, which comes after
- * its walk, was still to come.  A void round (the second zapper's wait gave
- * up, or the target was not present before the zap) is not judged.
+ * its walk, was still to come.  FREE: "out" is "lazily freed", the target is
+ * judged after the round's reclaim, and a round races only if that reclaim
+ * discarded the clean check page (it could have discarded the target).  A
+ * void round (the second zapper's wait gave up, or the target was not
+ * present before the zap) is not judged.
  */
-static void judge_round(struct ma_priv *p, uint64_t n, bool resident_before, struct mmt_worker *wk)
+static void judge_round(struct ma_priv *p, uint64_t n, bool resident_before, bool discarded, struct mmt_worker *wk)
 {
 	const struct ma_second *s = p->second;
 	const struct ma_writer *w = p->writer;
@@ -110,12 +200,13 @@ static void judge_round(struct ma_priv *p, uint64_t n, bool resident_before, str
 	else if (!resident_before)
 		p->not_resident++;
 	else {
+		p->discarded += discarded;
 		if (s->late)
 			p->late++;
 		else if (w->walk_done)
 			p->walk_done++;
 		else
-			x.raced = true;
+			x.raced = !ma_frees(p->variant) || discarded;
 		lost = x.found != x.stored;
 		p->outcomes[lost ? OUT_LOST : OUT_KEPT]++;
 		if (lost && p->nr_first < MA_MAX_FIRST)
@@ -128,10 +219,12 @@ static void judge_round(struct ma_priv *p, uint64_t n, bool resident_before, str
 static int round_once(void *priv, uint64_t n, struct mmt_worker *wk)
 {
 	struct ma_priv *p = priv;
+	const int advice = ma_frees(p->variant) ? MADV_FREE : MADV_DONTNEED;
 	uint64_t t_a0, t_a1;
 	int was_resident, cpu, r, err;
+	bool discarded = false;
 
-	if (populate(p))
+	if (populate(p) || (ma_frees(p->variant) && find_frames(p)))
 		return -1;
 	smp_store_release(&p->ctl->round, n);
 	if (!wait_for(p, &p->writer->armed, n, "the writer's first store to the target"))
@@ -144,13 +237,14 @@ static int round_once(void *priv, uint64_t n, struct mmt_worker *wk)
 	cpu = sched_getcpu();
 	t_a0 = mmt_now_ns();
 	smp_store_release(&p->ctl->zapping, n);
-	r = madvise(p->region, p->region_len, MADV_DONTNEED);
+	r = madvise(p->region, p->region_len, advice);
 	err = errno;
 	t_a1 = mmt_now_ns();
 	p->zapper_cpu = sched_getcpu() == cpu ? cpu : -1;
 	smp_store_release(&p->ctl->zapped, n);
 	if (r) {
-		fail(p, "madvise(MADV_DONTNEED) of the region", err);
+		fail(p, advice == MADV_FREE ? "madvise(MADV_FREE) of the region" : "madvise(MADV_DONTNEED) of the region",
+		     err);
 		return -1;
 	}
 	p->zap_ns_sum += t_a1 - t_a0;
@@ -158,8 +252,10 @@ static int round_once(void *priv, uint64_t n, struct mmt_worker *wk)
 	    !wait_for(p, &p->writer->acked, n, "the writer's store after the second zapper"))
 		return -1;
 	if (p->second->error)
-		fail(p, "the second zapper's mincore() or madvise()", p->second->error);
-	judge_round(p, n, was_resident, wk);
+		fail(p, "the second zapper's look at the target or its madvise()", p->second->error);
+	if (ma_frees(p->variant) && !p->hunt.error[0] && reclaim_round(p, &discarded))
+		return -1;
+	judge_round(p, n, was_resident, discarded, wk);
 	return p->hunt.error[0] ? -1 : 0;
 }
 
@@ -175,12 +271,12 @@ void ma_first_zapper(struct ma_priv *p, struct mmt_worker *wk)
 /* ---- second zapper ------------------------------------------------------- */
 
 /*
- * Until mincore() reads the target out or the first zapper returned,
- * bounded.  Out while the first zapper's call still ran (zapped read
- * after mincore: it had not returned when mincore looked) is the premise:
- * the first zapper's walk passed the target, whose PTE it cleared with
- * its flush still to come.  False when the wait gave up or mincore
- * failed: the round is void, the second zapper zaps nothing.
+ * Until the first zapper's walk passed the target (walk_passed()) or the
+ * first zapper returned, bounded.  Passed while the first zapper's call
+ * still ran (zapped read after the look: it had not returned then) is the
+ * premise: the walk cleared the target's PTE (DONTNEED) or made it clean
+ * (FREE) with its flush still to come.  False when the wait gave up or the
+ * look failed: the round is void, the second zapper zaps nothing.
  */
 static bool await_cleared(struct ma_priv *p, struct ma_second *s, uint64_t n)
 {
@@ -191,18 +287,18 @@ static bool await_cleared(struct ma_priv *p, struct ma_second *s, uint64_t n)
 	    mmt_wait_at_least(&p->ctl->zapped, n, &p->ctl->stop, MA_WAIT_NS) != MMT_WAITED)
 		return false;
 	for (unsigned spins = 0;; spins++) {
-		const int in = resident(p, p->region);
+		const int passed = walk_passed(p, p->region, p->target_pfn);
 
-		if (in < 0) {
+		if (passed < 0) {
 			if (!s->error)
-				s->error = errno;
+				s->error = errno ? errno : EIO;
 			return false;
 		}
 		if (smp_load_acquire(&p->ctl->zapped) >= n) {
 			s->late = true;
 			return true;
 		}
-		if (!in) {
+		if (passed) {
 			s->saw_cleared = true;
 			return true;
 		}
@@ -230,7 +326,7 @@ static int flush_target(struct ma_priv *p)
 void ma_second_zapper(struct ma_priv *p)
 {
 	struct ma_second *s = p->second;
-	const bool flushed = p->variant == V_NESTED_DONTNEED_FLUSHED;
+	const bool flushed = p->variant == V_NESTED_DONTNEED_FLUSHED || p->variant == V_NESTED_FREE_FLUSHED;
 
 	for (uint64_t n = 1;; n++) {
 		int r = 0;
@@ -242,7 +338,7 @@ void ma_second_zapper(struct ma_priv *p)
 		s->saw_cleared = s->late = false;
 		s->skipped = !await_cleared(p, s, n);
 		if (!s->skipped) {
-			r = madvise(p->region, p->psz, MADV_DONTNEED);
+			r = madvise(p->region, p->psz, ma_frees(p->variant) ? MADV_FREE : MADV_DONTNEED);
 			if (!r && flushed)
 				r = flush_target(p);
 		}
@@ -275,7 +371,8 @@ static bool store_round(struct ma_priv *p, struct ma_writer *w, uint64_t n, uint
 	volatile uint64_t *t = ma_target(p);
 	const uint64_t c0 = mmt_cycles();
 	uint64_t seq = w->seq, before = seq;
-	int last;
+	const char *probe = p->region + p->region_len - (ma_frees(p->variant) ? MA_PROBE_FROM_END : 1) * p->psz;
+	int passed;
 
 	*t = ++seq;
 	smp_store_release(&w->armed, n);
@@ -287,9 +384,9 @@ static bool store_round(struct ma_priv *p, struct ma_writer *w, uint64_t n, uint
 	w->stored = ma_tag(n);
 	WRITE_ONCE(*dest, w->stored);
 	smp_mb();
-	last = resident(p, p->region + p->region_len - p->psz);
-	/* Unknown (mincore failed) counts as ended: no evidence. */
-	w->walk_done = last != 1;
+	passed = walk_passed(p, probe, p->probe_pfn);
+	/* Unknown (the look failed) counts as ended: no evidence. */
+	w->walk_done = passed != 0;
 	w->stored_cpu = sched_getcpu();
 	w->window_stores += seq - before;
 	w->stores += seq - before + 1;

@@ -32,8 +32,19 @@
  * private anonymous, 2 MiB aligned, MADV_NOHUGEPAGE (a THP takes another
  * path), between guard pages.  On a mutant kernel its count of nested
  * zaps that skipped the flush adds evidence; nothing depends on it.
+ *
+ * nested-free: the same race through MADV_FREE, the other call the fix
+ * names.  MADV_FREE leaves the page mapped and makes its PTE clean, so a
+ * store after the call dirties it again and reclaim must keep it; a store
+ * through a TLB entry the zap left dirty sets no dirty bit, and reclaim
+ * (MADV_PAGEOUT at the round's end) discards the page with the store.
+ * Its evidence: the walk passing a page is its being marked lazily freed
+ * (/proc/kpageflags, root), and the round's reclaim must discard a clean
+ * check page beside the target, else the round could not have shown the
+ * loss.  Each round starts on new pages (MADV_DONTNEED first).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,6 +68,13 @@ const struct mmt_variant ma_variants[NR_VARIANTS] = {
 		.hunts = "99baac21e458 mm: fix MADV_[FREE|DONTNEED] TLB flush miss problem" },
 	[V_NESTED_DONTNEED_FLUSHED] = { .name = "nested-dontneed-flushed",
 		.help = "control: as nested-dontneed, and the second thread then makes the page present again and zaps it again, a zap that clears a present PTE and so flushes it from every CPU on any architecture: the writer's entry is gone before it stores, so no lost write even on a kernel without 99baac21e458's forced flush",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
+	[V_NESTED_FREE] = { .name = "nested-free",
+		.help = "as nested-dontneed with MADV_FREE for both zaps (the page stays mapped, made clean), then reclaim of the page (MADV_PAGEOUT): a store made after the second madvise() returned must have dirtied the page, else reclaim discards it with the page and it is a lost_write. Rounds race as nested-dontneed's, the walk's passing seen in the page's flags (/proc/kpageflags) and the round's reclaim seen to discard a clean page. Needs root and MADV_PAGEOUT (Linux 5.4)",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
+		.hunts = "99baac21e458 mm: fix MADV_[FREE|DONTNEED] TLB flush miss problem" },
+	[V_NESTED_FREE_FLUSHED] = { .name = "nested-free-flushed",
+		.help = "control: as nested-free, and the second thread then zaps the page with MADV_DONTNEED, which clears a present PTE and so flushes it from every CPU: no lost write even on a kernel without 99baac21e458's forced flush. Needs root and MADV_PAGEOUT",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
 	[V_BROKEN_LOST] = { .name = "broken-lost",
 		.help = "fault injection: the writer stores each round's value to a page of its own instead of the target; every round must be reported as a lost_write, exactly",
@@ -126,6 +144,30 @@ static void unmap_memory(struct ma_priv *p)
 		munmap(p->shadow, p->psz);
 }
 
+/*
+ * The FREE variants' needs: MADV_FREE, MADV_PAGEOUT, and the page flags
+ * that show the walk passing (root: /proc/self/pagemap hides frames from
+ * others).  NULL, or why the run cannot have them.
+ */
+static const char *free_evidence(struct ma_priv *p)
+{
+	uint64_t e = 0;
+
+	if (madvise(p->region, p->psz, MADV_FREE))
+		return "needs MADV_FREE (Linux 4.5)";
+	if (madvise(p->region, p->psz, MADV_PAGEOUT))
+		return "needs MADV_PAGEOUT (Linux 5.4): the round's reclaim of the target";
+	p->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	p->kpageflags_fd = open("/proc/kpageflags", O_RDONLY | O_CLOEXEC);
+	if (p->pagemap_fd < 0 || p->kpageflags_fd < 0)
+		return "needs /proc/self/pagemap and /proc/kpageflags (root, CONFIG_PROC_PAGE_MONITOR): the target's flags show the walk passing it";
+	WRITE_ONCE(p->region[64], 1);
+	if (pread(p->pagemap_fd, &e, sizeof(e), (off_t)((uintptr_t)p->region / p->psz * sizeof(e))) != sizeof(e) ||
+	    !(e & ((1ull << 55) - 1)))
+		return "needs root: /proc/self/pagemap shows page frames only to CAP_SYS_ADMIN";
+	return NULL;
+}
+
 static int madvise_prepare(struct mmt_run *run)
 {
 	struct ma_priv *p = calloc(1, sizeof(*p));
@@ -134,6 +176,7 @@ static int madvise_prepare(struct mmt_run *run)
 		return -1;
 	run->priv = p;
 	p->run = run;
+	p->pagemap_fd = p->kpageflags_fd = -1;
 	p->variant = (int)(run->variant - ma_variants);
 	p->hunt.first_rule = "first lost write";
 	p->hunt.premise_rule = "rounds raced";
@@ -148,6 +191,12 @@ static int madvise_prepare(struct mmt_run *run)
 	if (!p->ctl || !p->second || !p->writer || map_memory(p))
 		return -1;
 	p->second->cpu = -1;
+	if (ma_frees(p->variant)) {
+		const char *why = free_evidence(p);
+
+		if (why)
+			mmt_run_skip(run, "%s", why);
+	}
 	/* The writer's bound, in the cycles it can read without a system call. */
 	p->writer->bound_cycles = (uint64_t)((double)MA_IDLE_WAIT_NS * (run->cycles_per_ns > 0 ? run->cycles_per_ns : 1));
 	/* Two workers: the second zapper is the first's thread, on its CPU. */
@@ -222,6 +271,9 @@ static void judge(struct mmt_run *run, const struct ma_priv *p)
 		mmt_run_inconclusive(run, "no round was made");
 	else if (run->variant->injected)
 		return;
+	else if (!p->hunt.premise && ma_frees(p->variant) && !p->discarded)
+		mmt_run_inconclusive(run, "no round raced: the round's reclaim (MADV_PAGEOUT) discarded the clean check page in none of %llu rounds, so it could not have discarded the target",
+			     (unsigned long long)p->hunt.rounds);
 	else if (!p->hunt.premise)
 		mmt_run_inconclusive(run, "no round raced: the second zapper's madvise() and the writer's store did not both come while the first zapper's walk ran (%llu rounds: %llu with the target read out only after the first zapper returned, %llu with the walk ended before the store, %llu void: %llu the second zapper's wait gave up, %llu the target not present before the zap)",
 			     (unsigned long long)p->hunt.rounds, (unsigned long long)p->late,
@@ -248,6 +300,7 @@ static void round_metrics(struct mmt_run *run, const struct ma_priv *p)
 	mmt_put_count(run, "rounds_walk_done", p->walk_done);
 	mmt_put_count(run, "rounds_void", p->void_rounds);
 	mmt_put_count(run, "rounds_not_present", p->not_resident);
+	mmt_put_count(run, "rounds_discarded", ma_frees(p->variant) ? p->discarded : MMT_NONE);
 	mmt_put_real(run, "zap_mean_us", p->hunt.rounds ? (double)p->zap_ns_sum / (double)p->hunt.rounds / 1000 : NAN);
 	mmt_put_count(run, "writer_stores", p->writer->stores);
 	mmt_put_count(run, "window_stores", p->writer->window_stores);
@@ -287,6 +340,10 @@ static void madvise_cleanup(struct mmt_run *run)
 	if (!p)
 		return;
 	unmap_memory(p);
+	if (p->pagemap_fd >= 0)
+		close(p->pagemap_fd);
+	if (p->kpageflags_fd >= 0)
+		close(p->kpageflags_fd);
 	free(p->ctl);
 	free(p->second);
 	free(p->writer);
@@ -302,13 +359,15 @@ static const struct mmt_metric metrics[] = {
 	{ "populate", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
 	  "how the pages are made present each round: MADV_POPULATE_WRITE, or a store per page where the kernel lacks it",
 	  NULL },
-	MMT_COUNT_ROW("rounds", "rounds", "rounds made: populate, both zaps, the writer's store after the second"),
+	MMT_COUNT_ROW("rounds", "rounds", "rounds made: populate, both zaps, the writer's store after the second (FREE: and the reclaim)"),
 	MMT_COUNT_ROW("rounds_raced", "rounds",
-	      "rounds whose second zap saw the target cleared mid-walk and returned, and whose writer's store was visible, before the first zapper's walk ended: the race's premise"),
+	      "rounds whose second zap saw the target cleared (FREE: lazily freed) mid-walk and returned, and whose writer's store was visible, before the first zapper's walk ended (FREE: and whose reclaim discarded the clean check page): the race's premise"),
 	MMT_COUNT_ROW("rounds_seen_late", "rounds", "rounds whose second zapper read the target out only after the first zapper returned: judged, cannot race"),
 	MMT_COUNT_ROW("rounds_walk_done", "rounds", "rounds whose first zapper's walk had reached the region's last page when the writer's store was visible: judged, no evidence"),
 	MMT_COUNT_ROW("rounds_void", "rounds", "rounds whose second zapper's wait for the target gave up: it zapped nothing, not judged"),
 	MMT_COUNT_ROW("rounds_not_present", "rounds", "rounds whose target was not present before the first zap: not judged"),
+	MMT_MAYBE_ROW("rounds_discarded", MMT_METRIC_COUNT, "rounds",
+	      "the FREE variants: judged rounds whose reclaim discarded the clean check page (it could discard the target: part of the premise); null otherwise"),
 	{ "zap_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean first zapper's madvise() of the region", NULL },
 	MMT_COUNT_ROW("writer_stores", "stores", "the writer's stores to the target"),
 	MMT_COUNT_ROW("window_stores", "stores", "stores to the target before the second zapper returned (while the zaps ran)"),
@@ -320,7 +379,7 @@ static const struct mmt_metric metrics[] = {
 	MMT_HUNT_ROWS("lost", "raced", "lost write"),
 	MMT_COUNT_ROW("writer_stuck", "threads", "1 when the writer waited past its bound for the next round"),
 	MMT_COUNT_ROW("second_stuck", "threads", "1 when the second zapper waited past its bound for the next round"),
-	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "a madvise() or thread start failing, and why"),
+	MMT_MAYBE_ROW("error", MMT_METRIC_TEXT, "", "a madvise(), mincore(), page-flag read or thread start failing, and why"),
 	MMT_SHAPED_ROW("mutant", "the mutant kernel's counters during the run; null on another kernel", mmt_mutant_shape),
 };
 

@@ -16,7 +16,16 @@
 #include "mutant.h"
 #include "scenario.h"
 
-enum madv_variant { V_NESTED_DONTNEED, V_NESTED_DONTNEED_FLUSHED, V_BROKEN_LOST, NR_VARIANTS };
+enum madv_variant {
+	V_NESTED_DONTNEED, V_NESTED_DONTNEED_FLUSHED, V_NESTED_FREE, V_NESTED_FREE_FLUSHED, V_BROKEN_LOST, NR_VARIANTS
+};
+
+/* The variants whose zaps are MADV_FREE: the page stays mapped, clean,
+ * and a reclaim of it must not discard a store made after the call. */
+static inline bool ma_frees(int v)
+{
+	return v == V_NESTED_FREE || v == V_NESTED_FREE_FLUSHED;
+}
 
 enum { OPT_PAGES, OPT_TARGET_RACED, OPT_SECOND_AFTER_FIRST, NR_OPTIONS };
 
@@ -48,7 +57,9 @@ struct ma_ctl {
 /* The second zapper's, per round n: published by done. */
 struct ma_second {
 	int cpu;			/* where it ran (it is pinned: the plan's) */
-	bool saw_cleared;		/* mincore read the target out while the first zapper ran */
+	bool saw_cleared;		/* the first zapper's walk passed the target while it ran:
+					 * mincore read it out (DONTNEED), the kernel marked it
+					 * lazily freed (FREE) */
 	bool late;			/* the first zapper returned before it saw that */
 	bool skipped;			/* neither (its wait gave up): it did not zap, the round is void */
 	bool stuck;			/* it waited past its bound for a round; it has returned */
@@ -65,8 +76,9 @@ struct ma_writer {
 	/* Published with acked. */
 	uint64_t stored;		/* the tag it stored after the second zapper returned */
 	int stored_cpu;
-	/* The region's last page read out after the tag was stored: the
-	 * first zapper's walk had ended, its flush may have come first. */
+	/* The first zapper's walk reached the region's end before the tag
+	 * was stored (DONTNEED: the last page read out; FREE: the probe page
+	 * lazily freed): its flush may have come first. */
 	bool walk_done;
 	uint64_t armed __mmt_aligned;	/* n: it stored to the target this round */
 	uint64_t acked __mmt_aligned;	/* n: it stored after the second zapper's return */
@@ -102,11 +114,16 @@ struct ma_priv {
 	size_t reserve_len, region_len;
 	char *shadow;			/* broken-lost: where the writer's store goes instead */
 	bool populate_write;		/* MADV_POPULATE_WRITE works here */
+	/* The FREE variants' evidence: page frames from /proc/self/pagemap,
+	 * their flags from /proc/kpageflags (root). */
+	int pagemap_fd, kpageflags_fd;
+	uint64_t target_pfn, probe_pfn;	/* this round's frames of the target and the probe page */
 	pthread_t second_thread;	/* the second zapper when it has no worker of its own */
 	bool second_threaded;
 	/* results */
 	struct mmt_hunt hunt;		/* rounds, raced rounds (its premise), the first finding, errors */
 	uint64_t void_rounds, not_resident, late, walk_done;
+	uint64_t discarded;		/* FREE: rounds whose reclaim discarded the clean check page */
 	uint64_t zap_ns_sum;
 	uint64_t outcomes[NR_OUTCOMES];
 	struct ma_witness first[MA_MAX_FIRST];
@@ -128,6 +145,17 @@ static inline uint64_t ma_tag(uint64_t n)
 {
 	return (0xa5ull << 56) | (n & ((1ull << 56) - 1));
 }
+
+/*
+ * The FREE variants' pages besides the target: the check page, never
+ * stored to after the zap, which the round's reclaim must discard (it
+ * can discard a clean lazily freed page: the finding's means), and the
+ * probe page, 16 from the end: MADV_FREE marks pages lazily freed in
+ * batches of 15 as its walk goes, so the probe's mark comes before the
+ * walk ends and the flush that follows it.
+ */
+#define MA_CHECK_PAGE 1
+#define MA_PROBE_FROM_END 16
 
 /* The target: the first word of the region's first page. */
 static inline uint64_t *ma_target(const struct ma_priv *p)

@@ -56,7 +56,7 @@ deb_pkgs="gcc make autoconf automake pkgconf libnuma-dev liburcu-dev libck-dev l
 # Optional: used by tests when present (aarch64 cross-compile of the
 # barriers; scripts/numa-vm's emulated NUMA machines; kmod's depmod for
 # scripts/lava-artefacts' initramfs).
-deb_optional="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-system-x86 qemu-system-arm busybox-static cpio file kmod"
+deb_optional="gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu qemu-system-x86 qemu-system-arm busybox-static cpio file kmod valgrind"
 rpm_pkgs="gcc make autoconf automake pkgconf-pkg-config numactl-devel userspace-rcu-devel ck-devel libpfm-devel jansson-devel python3 python3-jsonschema"
 # Optional: the aarch64 cross build run under qemu-user (tests/aarch64.sh):
 # Debian's arm64 -dev packages through multiarch.
