@@ -23,8 +23,9 @@ need_cpus 2 "two-worker scenario runs"
 # One variant per scenario, the one whose prepare() holds the most: mmrace
 # race (the migrator process, sysctls, /dev/kmsg), race-compaction (the
 # filler and its pipes), broken-stale-mapping (two memfds); ring's urcu
-# queues and ck buffer; the hunters' and softdirty's shadow or alias.
-cases="barrier-cost:mb litmus:2+2W/kernel madvise:broken-lost mmrace:race mmrace:race-compaction
+# queues and ck buffer; madvise nested-free's page-flag descriptors; the
+# other hunters' and softdirty's shadow or alias.
+cases="barrier-cost:mb litmus:2+2W/kernel madvise:nested-free mmrace:race mmrace:race-compaction
 mmrace:broken-stale-mapping mremap:broken-stale msgpass:mb pmdshare:shared-punch ring:urcu-wfcq ring:ck-spsc
 seqcount:urcu-rcu softdirty:broken-untracked"
 missing=""
