@@ -70,6 +70,8 @@ static uint64_t frame_of(const struct ma_priv *p, const void *addr)
 	return e >> 63 ? e & ((1ull << 55) - 1) : 0;
 }
 
+#define KPF_LRU 5
+#define KPF_ANON 12
 #define KPF_SWAPBACKED 14
 
 /*
@@ -77,15 +79,18 @@ static uint64_t frame_of(const struct ma_priv *p, const void *addr)
  * (/proc/kpageflags: its swap backing dropped, KPF_SWAPBACKED clear).  The
  * walk makes the page's PTE clean and old under the page table's lock, then
  * queues the mark, applied 15 pages at a time while it goes on: a clear
- * bit says the walk passed the page.  1, 0, or -1 when the read failed.
+ * bit says the walk passed the page.  Only on an anonymous page on the LRU:
+ * a frame the page left (migrated) has its flags wiped, SWAPBACKED too.
+ * 1, 0, or -1 with errno when the read failed.
  */
 static int lazily_freed(const struct ma_priv *p, uint64_t pfn)
 {
 	uint64_t flags;
 
+	errno = EIO;
 	if (pread(p->kpageflags_fd, &flags, sizeof(flags), (off_t)(pfn * sizeof(flags))) != sizeof(flags))
 		return -1;
-	return !(flags >> KPF_SWAPBACKED & 1);
+	return (flags >> KPF_LRU & 1) && (flags >> KPF_ANON & 1) && !(flags >> KPF_SWAPBACKED & 1);
 }
 
 /* Whether the first zapper's walk passed the page (DONTNEED: its PTE is
@@ -155,18 +160,20 @@ static int find_frames(struct ma_priv *p)
  */
 static int reclaim_round(struct ma_priv *p, bool *discarded)
 {
-	int in;
+	const char *check = p->region + MA_CHECK_PAGE * p->psz;
+	uint64_t e = 0;
 
 	if (madvise(p->region, (MA_CHECK_PAGE + 1) * p->psz, MADV_PAGEOUT)) {
 		fail(p, "madvise(MADV_PAGEOUT) of the target and the check page", errno);
 		return -1;
 	}
-	in = resident(p, p->region + MA_CHECK_PAGE * p->psz);
-	if (in < 0) {
-		fail(p, "mincore() of the check page", errno);
+	/* Discarded: neither present nor swapped (mincore would call a page
+	 * swapped out and dropped from the swap cache gone too). */
+	if (pread(p->pagemap_fd, &e, sizeof(e), (off_t)((uintptr_t)check / p->psz * sizeof(e))) != sizeof(e)) {
+		fail(p, "/proc/self/pagemap of the check page", errno ? errno : EIO);
 		return -1;
 	}
-	*discarded = !in;
+	*discarded = !(e >> 62 & 3);
 	return 0;
 }
 
@@ -195,11 +202,12 @@ static void judge_round(struct ma_priv *p, uint64_t n, bool resident_before, boo
 
 	bool lost = false;
 
-	if (s->skipped)
+	if (s->skipped) {
 		p->void_rounds++;
-	else if (!resident_before)
+		p->moved += s->moved;
+	} else if (!resident_before) {
 		p->not_resident++;
-	else {
+	} else {
 		p->discarded += discarded;
 		if (s->late)
 			p->late++;
@@ -224,10 +232,14 @@ static int round_once(void *priv, uint64_t n, struct mmt_worker *wk)
 	int was_resident, cpu, r, err;
 	bool discarded = false;
 
-	if (populate(p) || (ma_frees(p->variant) && find_frames(p)))
+	if (populate(p))
 		return -1;
 	smp_store_release(&p->ctl->round, n);
 	if (!wait_for(p, &p->writer->armed, n, "the writer's first store to the target"))
+		return -1;
+	/* After the writer's first store: it may have moved the page (a
+	 * NUMA hinting fault). */
+	if (ma_frees(p->variant) && find_frames(p))
 		return -1;
 	was_resident = resident(p, p->region);
 	if (was_resident < 0) {
@@ -271,6 +283,18 @@ void ma_first_zapper(struct ma_priv *p, struct mmt_worker *wk)
 /* ---- second zapper ------------------------------------------------------- */
 
 /*
+ * FREE: whether the target has left the frame whose marks were read (a
+ * migration: a freed frame's flags are wiped, and another page may take
+ * it); the round is then void.  Read after the marks, not in the look's
+ * loop: pagemap waits for the page table's lock, which the walk holds.
+ */
+static bool frame_moved(const struct ma_priv *p, struct ma_second *s)
+{
+	s->moved = ma_frees(p->variant) && frame_of(p, p->region) != p->target_pfn;
+	return s->moved;
+}
+
+/*
  * Until the first zapper's walk passed the target (walk_passed()) or the
  * first zapper returned, bounded.  Passed while the first zapper's call
  * still ran (zapped read after the look: it had not returned then) is the
@@ -295,8 +319,11 @@ static bool await_cleared(struct ma_priv *p, struct ma_second *s, uint64_t n)
 			return false;
 		}
 		if (smp_load_acquire(&p->ctl->zapped) >= n) {
-			s->late = true;
-			return true;
+			/* FREE: once the first zapper returned its walk has
+			 * marked the target (the mark is 14 pages behind at
+			 * most); unmarked, the signal failed: a void round. */
+			s->late = !ma_frees(p->variant) || walk_passed(p, p->region, p->target_pfn) == 1;
+			return s->late && !frame_moved(p, s);
 		}
 		if (passed) {
 			s->saw_cleared = true;
@@ -335,10 +362,13 @@ void ma_second_zapper(struct ma_priv *p)
 			WRITE_ONCE(s->stuck, !READ_ONCE(p->ctl->stop));
 			return;
 		}
-		s->saw_cleared = s->late = false;
+		s->saw_cleared = s->late = s->moved = false;
 		s->skipped = !await_cleared(p, s, n);
 		if (!s->skipped) {
 			r = madvise(p->region, p->psz, ma_frees(p->variant) ? MADV_FREE : MADV_DONTNEED);
+			/* Before the control's flush, which replaces the page. */
+			if (!r && !s->late && frame_moved(p, s))
+				s->skipped = true;
 			if (!r && flushed)
 				r = flush_target(p);
 		}
@@ -384,6 +414,10 @@ static bool store_round(struct ma_priv *p, struct ma_writer *w, uint64_t n, uint
 	w->stored = ma_tag(n);
 	WRITE_ONCE(*dest, w->stored);
 	smp_mb();
+	/* broken-free: a MADV_FREE after the tag, with its flush: the page is
+	 * clean again, and the round's reclaim discards it with the tag. */
+	if (p->variant == V_BROKEN_FREE && !madvise(p->region, p->psz, MADV_FREE))
+		w->injected++;
 	passed = walk_passed(p, probe, p->probe_pfn);
 	/* Unknown (the look failed) counts as ended: no evidence. */
 	w->walk_done = passed != 0;

@@ -79,6 +79,9 @@ const struct mmt_variant ma_variants[NR_VARIANTS] = {
 	[V_BROKEN_LOST] = { .name = "broken-lost",
 		.help = "fault injection: the writer stores each round's value to a page of its own instead of the target; every round must be reported as a lost_write, exactly",
 		.injected = true, .family = MMT_FAMILY_INJECTED },
+	[V_BROKEN_FREE] = { .name = "broken-free",
+		.help = "fault injection for the FREE variants' checker: as nested-free, and the writer makes the target clean again after its tag (a MADV_FREE of its own, with its flush), so the round's reclaim discards it: every judged round must be reported as a lost_write, its check page discarded. Needs root and MADV_PAGEOUT",
+		.injected = true, .family = MMT_FAMILY_INJECTED },
 };
 
 static const struct mmt_option options[NR_OPTIONS] = {
@@ -301,6 +304,7 @@ static void round_metrics(struct mmt_run *run, const struct ma_priv *p)
 	mmt_put_count(run, "rounds_void", p->void_rounds);
 	mmt_put_count(run, "rounds_not_present", p->not_resident);
 	mmt_put_count(run, "rounds_discarded", ma_frees(p->variant) ? p->discarded : MMT_NONE);
+	mmt_put_count(run, "rounds_frame_moved", ma_frees(p->variant) ? p->moved : MMT_NONE);
 	mmt_put_real(run, "zap_mean_us", p->hunt.rounds ? (double)p->zap_ns_sum / (double)p->hunt.rounds / 1000 : NAN);
 	mmt_put_count(run, "writer_stores", p->writer->stores);
 	mmt_put_count(run, "window_stores", p->writer->window_stores);
@@ -310,7 +314,8 @@ static void round_metrics(struct mmt_run *run, const struct ma_priv *p)
 static void finding_metrics(struct mmt_run *run, const struct ma_priv *p)
 {
 	mmt_put_count(run, "lost_writes", p->outcomes[OUT_LOST]);
-	mmt_put_count(run, "injected_lost_stores", p->variant == V_BROKEN_LOST ? p->writer->injected : MMT_NONE);
+	mmt_put_count(run, "injected_lost_stores",
+		      p->variant == V_BROKEN_LOST || p->variant == V_BROKEN_FREE ? p->writer->injected : MMT_NONE);
 	mmt_put_list(run, "first_lost", p->first, p->nr_first);
 	mmt_hunt_metrics(run, &p->hunt, "lost", "raced");
 	mmt_put_count(run, "writer_stuck", p->writer->stuck);
@@ -364,16 +369,18 @@ static const struct mmt_metric metrics[] = {
 	      "rounds whose second zap saw the target cleared (FREE: lazily freed) mid-walk and returned, and whose writer's store was visible, before the first zapper's walk ended (FREE: and whose reclaim discarded the clean check page): the race's premise"),
 	MMT_COUNT_ROW("rounds_seen_late", "rounds", "rounds whose second zapper read the target out only after the first zapper returned: judged, cannot race"),
 	MMT_COUNT_ROW("rounds_walk_done", "rounds", "rounds whose first zapper's walk had reached the region's last page when the writer's store was visible: judged, no evidence"),
-	MMT_COUNT_ROW("rounds_void", "rounds", "rounds whose second zapper's wait for the target gave up: it zapped nothing, not judged"),
+	MMT_COUNT_ROW("rounds_void", "rounds", "rounds whose second zapper's wait for the target gave up (FREE: or found it unmarked once the first zapper had returned, the signal failing): it zapped nothing, not judged"),
 	MMT_COUNT_ROW("rounds_not_present", "rounds", "rounds whose target was not present before the first zap: not judged"),
 	MMT_MAYBE_ROW("rounds_discarded", MMT_METRIC_COUNT, "rounds",
 	      "the FREE variants: judged rounds whose reclaim discarded the clean check page (it could discard the target: part of the premise); null otherwise"),
+	MMT_MAYBE_ROW("rounds_frame_moved", MMT_METRIC_COUNT, "rounds",
+	      "the FREE variants: void rounds whose target had left the frame whose flags were read (migrated), found once they showed the walk passing; null otherwise"),
 	{ "zap_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean first zapper's madvise() of the region", NULL },
 	MMT_COUNT_ROW("writer_stores", "stores", "the writer's stores to the target"),
 	MMT_COUNT_ROW("window_stores", "stores", "stores to the target before the second zapper returned (while the zaps ran)"),
 	MMT_COUNT_ROW("lost_writes", "stores", "stores after the second zapper returned that the target did not hold, in a judged round: the finding"),
 	MMT_MAYBE_ROW("injected_lost_stores", MMT_METRIC_COUNT, "stores",
-	      "broken-lost: the stores made to the writer's own page instead of the target; null otherwise"),
+	      "broken-lost: the stores made to the writer's own page instead of the target; broken-free: the tags made clean again; null otherwise"),
 	{ "first_lost", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false,
 	  "the first lost writes: round, value stored and found, CPUs, whether the round raced", &witness_shape },
 	MMT_HUNT_ROWS("lost", "raced", "lost write"),

@@ -17,14 +17,15 @@
 #include "scenario.h"
 
 enum madv_variant {
-	V_NESTED_DONTNEED, V_NESTED_DONTNEED_FLUSHED, V_NESTED_FREE, V_NESTED_FREE_FLUSHED, V_BROKEN_LOST, NR_VARIANTS
+	V_NESTED_DONTNEED, V_NESTED_DONTNEED_FLUSHED, V_NESTED_FREE, V_NESTED_FREE_FLUSHED, V_BROKEN_LOST, V_BROKEN_FREE,
+	NR_VARIANTS
 };
 
 /* The variants whose zaps are MADV_FREE: the page stays mapped, clean,
  * and a reclaim of it must not discard a store made after the call. */
 static inline bool ma_frees(int v)
 {
-	return v == V_NESTED_FREE || v == V_NESTED_FREE_FLUSHED;
+	return v == V_NESTED_FREE || v == V_NESTED_FREE_FLUSHED || v == V_BROKEN_FREE;
 }
 
 enum { OPT_PAGES, OPT_TARGET_RACED, OPT_SECOND_AFTER_FIRST, NR_OPTIONS };
@@ -62,6 +63,7 @@ struct ma_second {
 					 * lazily freed (FREE) */
 	bool late;			/* the first zapper returned before it saw that */
 	bool skipped;			/* neither (its wait gave up): it did not zap, the round is void */
+	bool moved;			/* FREE: the target had left the frame whose marks were read: void */
 	bool stuck;			/* it waited past its bound for a round; it has returned */
 	int error;			/* errno of its first failed call; 0: none */
 	uint64_t calls;
@@ -124,6 +126,7 @@ struct ma_priv {
 	struct mmt_hunt hunt;		/* rounds, raced rounds (its premise), the first finding, errors */
 	uint64_t void_rounds, not_resident, late, walk_done;
 	uint64_t discarded;		/* FREE: rounds whose reclaim discarded the clean check page */
+	uint64_t moved;			/* FREE: void rounds whose target had changed frames (migrated) */
 	uint64_t zap_ns_sum;
 	uint64_t outcomes[NR_OUTCOMES];
 	struct ma_witness first[MA_MAX_FIRST];
