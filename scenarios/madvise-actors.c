@@ -37,6 +37,7 @@
 #include "bounded-wait.h"
 #include "clock.h"
 #include "madvise.h"
+#include "pagemap.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
@@ -63,11 +64,7 @@ static int resident(const struct ma_priv *p, const void *addr)
  * not present or the frame is hidden. */
 static uint64_t frame_of(const struct ma_priv *p, const void *addr)
 {
-	uint64_t e = 0;
-
-	if (pread(p->pagemap_fd, &e, sizeof(e), (off_t)((uintptr_t)addr / p->psz * sizeof(e))) != sizeof(e))
-		return 0;
-	return e >> 63 ? e & ((1ull << 55) - 1) : 0;
+	return mmt_pagemap_pfn(p->pagemap_fd, addr, p->psz);
 }
 
 #define KPF_LRU 5
@@ -169,11 +166,11 @@ static int reclaim_round(struct ma_priv *p, bool *discarded)
 	}
 	/* Discarded: neither present nor swapped (mincore would call a page
 	 * swapped out and dropped from the swap cache gone too). */
-	if (pread(p->pagemap_fd, &e, sizeof(e), (off_t)((uintptr_t)check / p->psz * sizeof(e))) != sizeof(e)) {
+	if (mmt_pagemap_read(p->pagemap_fd, check, p->psz, &e)) {
 		fail(p, "/proc/self/pagemap of the check page", errno ? errno : EIO);
 		return -1;
 	}
-	*discarded = !(e >> 62 & 3);
+	*discarded = !(e & (MMT_PM_PRESENT | MMT_PM_SWAPPED));
 	return 0;
 }
 

@@ -56,6 +56,7 @@
 #include "clock.h"
 #include "madvise.h"
 #include "metrics.h"
+#include "pagemap.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23	/* Linux 5.14 */
@@ -165,8 +166,7 @@ static const char *free_evidence(struct ma_priv *p)
 	if (p->pagemap_fd < 0 || p->kpageflags_fd < 0)
 		return "needs /proc/self/pagemap and /proc/kpageflags (root, CONFIG_PROC_PAGE_MONITOR): the target's flags show the walk passing it";
 	WRITE_ONCE(p->region[64], 1);
-	if (pread(p->pagemap_fd, &e, sizeof(e), (off_t)((uintptr_t)p->region / p->psz * sizeof(e))) != sizeof(e) ||
-	    !(e & ((1ull << 55) - 1)))
+	if (mmt_pagemap_read(p->pagemap_fd, p->region, p->psz, &e) || !(e & MMT_PM_PFN_MASK))
 		return "needs root: /proc/self/pagemap shows page frames only to CAP_SYS_ADMIN";
 	return NULL;
 }

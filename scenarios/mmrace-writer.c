@@ -18,6 +18,7 @@
 #include "arch/barrier.h"
 #include "clock.h"
 #include "mmrace.h"
+#include "pagemap.h"
 
 struct mmr_priv *mmr_active;
 static __thread struct mmr_writer *my_writer;
@@ -27,11 +28,7 @@ static int mismatch_lock;
 
 uint64_t mmr_read_pfn(int fd, const void *addr)
 {
-	uint64_t e;
-
-	if (fd < 0 || pread(fd, &e, 8, (off_t)((uintptr_t)addr / MMR_PAGE * 8)) != 8)
-		return 0;
-	return (e >> 63) ? e & ((1ull << 55) - 1) : 0;
+	return mmt_pagemap_pfn(fd, addr, MMR_PAGE);
 }
 
 /* Async-signal-safe: writers record from their SIGSEGV handler.  The first

@@ -38,6 +38,7 @@
 #include "arch/barrier.h"
 #include "bounded-wait.h"
 #include "clock.h"
+#include "pagemap.h"
 #include "pmdshare.h"
 
 #ifndef MFD_HUGETLB
@@ -81,10 +82,9 @@ static char *map_span(struct ps_priv *p, char *at, const char *what)
  * read without a fault, so without making the entry it looks for). */
 static bool mapped(const struct ps_priv *p, const void *addr)
 {
-	uint64_t e = 0;
+	uint64_t e;
 
-	return pread(p->pagemap_fd, &e, sizeof(e), (off_t)((uintptr_t)addr / 4096 * sizeof(e))) == (ssize_t)sizeof(e) &&
-	       (e >> 63);
+	return !mmt_pagemap_read(p->pagemap_fd, addr, 4096, &e) && (e & MMT_PM_PRESENT);
 }
 
 /*

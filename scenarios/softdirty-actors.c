@@ -176,7 +176,7 @@ static void check_pages(struct sd_priv *p, const struct sd_clear *c, struct mmt_
 	for (unsigned pg = 0; pg < p->pages; pg++) {
 		const uint64_t e = p->pm[pg];
 
-		if (!(e & (SD_PM_PRESENT | SD_PM_SWAP))) {
+		if (!(e & (MMT_PM_PRESENT | MMT_PM_SWAPPED))) {
 			p->pages_unjudged++;
 			continue;
 		}
@@ -193,7 +193,7 @@ static void check_pages(struct sd_priv *p, const struct sd_clear *c, struct mmt_
 			x.stored = ws->ledger[pg];
 			x.found = READ_ONCE(*sd_word(p, p->region, pg, w));
 			lost = x.found != x.stored;
-			untracked = !(e & SD_PM_SOFT_DIRTY);
+			untracked = !(e & MMT_PM_SOFT_DIRTY);
 			p->outcomes[OUT_LOST] += lost;
 			p->outcomes[untracked ? OUT_UNTRACKED : OUT_TRACKED]++;
 			if (likely(!lost && !untracked))

@@ -142,9 +142,7 @@ static uint64_t pagemap_entry(int fd, size_t psz, const void *addr)
 {
 	uint64_t e;
 
-	if (pread(fd, &e, 8, (off_t)((uintptr_t)addr / psz * 8)) != 8)
-		return 0;
-	return e;
+	return mmt_pagemap_read(fd, addr, psz, &e) ? 0 : e;
 }
 
 static void __attribute__((format(printf, 2, 3))) unavailable(struct sd_priv *p, const char *fmt, ...)
@@ -178,14 +176,14 @@ static void probe_soft_dirty(struct sd_priv *p)
 		goto out;
 	}
 	e = pagemap_entry(p->pagemap_fd, p->psz, (const void *)pg);
-	if (e & SD_PM_SOFT_DIRTY) {
+	if (e & MMT_PM_SOFT_DIRTY) {
 		unavailable(p, "pagemap bit 55 (soft-dirty) still set after clear_refs 4 (entry 0x%016llx)",
 			    (unsigned long long)e);
 		goto out;
 	}
 	pg[0] = 1;
 	e = pagemap_entry(p->pagemap_fd, p->psz, (const void *)pg);
-	if (!(e & SD_PM_SOFT_DIRTY))
+	if (!(e & MMT_PM_SOFT_DIRTY))
 		unavailable(p, "a store after clear_refs 4 left pagemap bit 55 clear (entry 0x%016llx): this kernel does not track soft-dirty (CONFIG_MEM_SOFT_DIRTY)",
 			    (unsigned long long)e);
 out:

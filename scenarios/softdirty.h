@@ -13,6 +13,7 @@
 #include "compiler.h"
 #include "kstate.h"
 #include "mutant.h"
+#include "pagemap.h"
 #include "scenario.h"
 
 enum softdirty_variant { V_CLEAR_REFS, V_CLEAR_REFS_REPROTECT, V_BROKEN_UNTRACKED, NR_VARIANTS };
@@ -26,11 +27,6 @@ enum { OUT_TRACKED, OUT_UNTRACKED, OUT_LOST, NR_OUTCOMES };
  * its own (adjacent-line prefetch), so writers never share a line. */
 #define SD_WORD_STRIDE MMT_PAD_BYTES
 #define SD_MAX_FIRST 16			/* first_untracked rows kept */
-
-/* pagemap entry bits (Documentation/admin-guide/mm/pagemap.rst) */
-#define SD_PM_SOFT_DIRTY (1ull << 55)
-#define SD_PM_SWAP (1ull << 62)
-#define SD_PM_PRESENT (1ull << 63)
 
 /*
  * Without --duration: the run ends at SD_TARGET_RACED raced clears (a
