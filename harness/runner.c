@@ -442,7 +442,8 @@ static bool prepare_fails_for_test(void)
  * with out->error set (whatever failed, the shared memory is freed by the
  * caller, the rest by mmt_run_release).  *prepared: prepare() was called,
  * so cleanup() is due whatever it returned. */
-static int set_up(struct mmt_run *run, uint64_t duration_ns, struct mmt_run_outcome *out, bool *prepared)
+static int set_up(struct mmt_run *run, const int *cpus, uint64_t duration_ns, struct mmt_run_outcome *out,
+		  bool *prepared)
 {
 	const struct mmt_scenario *sc = run->sc;
 	const bool test_fail = prepare_fails_for_test();	/* before anything happens */
@@ -466,6 +467,9 @@ static int set_up(struct mmt_run *run, uint64_t duration_ns, struct mmt_run_outc
 		return -1;
 	}
 	memset(run->workers, 0, n * sizeof(*run->workers));
+	/* The plan, for a prepare() that gives its actors roles by node. */
+	for (unsigned i = 0; i < n; i++)
+		run->workers[i].cpu = cpus[i];
 	run->track = mmt_track_create(run, track_env()->interval_ns);
 	if (run->shared_size) {
 		run->shared = alloc_shared(run->shared_size, run->mem_node, &out->actual_mem_node);
@@ -605,7 +609,7 @@ void mmt_run_execute(struct mmt_run *run, const int *cpus, uint64_t duration_ns,
 	 * hung run: its workers may still use all of it. */
 	bool prepared = false;
 
-	if (!threads || set_up(run, duration_ns, out, &prepared)) {
+	if (!threads || set_up(run, cpus, duration_ns, out, &prepared)) {
 		out->end = MMT_END_ERROR;
 		if (!threads)
 			snprintf(out->error, sizeof(out->error), "out of memory for %u threads", run->nr_workers);

@@ -254,7 +254,7 @@ struct mmt_scenario {
 
 struct mmt_worker {
 	unsigned id;
-	int cpu;		/* planned */
+	int cpu;		/* planned: set before prepare() */
 	int cpu_seen_start;	/* where it actually ran: sched_getcpu() */
 	int cpu_seen_end;
 	struct mmt_run *run;

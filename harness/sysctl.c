@@ -148,17 +148,20 @@ static int hexval(char c)
 	return -1;
 }
 
-/* A journal may only name sysctls (<root>/proc/sys/...) and module
- * parameters (<root>/sys/module/M/parameters/..., the mutant kernel's
- * switches), without "..". */
+/* A journal may only name sysctls (<root>/proc/sys/...), the scheduler's
+ * knobs that moved from sysctl to debugfs in Linux 5.13 (NUMA balancing's
+ * scan period and delay: MMT_SCHED_DEBUGFS) and module parameters
+ * (<root>/sys/module/M/parameters/..., the mutant kernel's switches),
+ * without "..". */
 static bool sysctl_path_ok(const char *p)
 {
-	char sys[300], mod[300];
+	char sys[300], mod[300], sched[300];
 	size_t r = strlen(root);
 
 	snprintf(sys, sizeof(sys), "%s/proc/sys/", root);
 	snprintf(mod, sizeof(mod), "%s/sys/module/", root);
-	if (strncmp(p, sys, strlen(sys)) &&
+	snprintf(sched, sizeof(sched), "%s" MMT_SCHED_DEBUGFS "/", root);
+	if (strncmp(p, sys, strlen(sys)) && strncmp(p, sched, strlen(sched)) &&
 	    (strncmp(p, mod, strlen(mod)) || !strstr(p + r, "/parameters/")))
 		return false;
 	if (strstr(p, "/../") || strstr(p, "/./") || (strlen(p) >= 3 && !strcmp(p + strlen(p) - 3, "/..")))
@@ -494,7 +497,7 @@ int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 	resolve_paths();
 	snprintf(path, sizeof(path), "%s%s", root, sysctl);
 	if (!sysctl_path_ok(path))
-		return fail(err, len, "%s is not a sysctl (/proc/sys) or module parameter", sysctl);
+		return fail(err, len, "%s is not a sysctl (/proc/sys, " MMT_SCHED_DEBUGFS ") or module parameter", sysctl);
 	if (!at_exit) {
 		atexit(restore_at_exit); /* exit() anywhere, e.g. a worker that cannot start */
 		at_exit = true;

@@ -25,6 +25,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* The scheduler's knobs that Linux 5.13 moved from /proc/sys to debugfs
+ * (numa_balancing/scan_delay_ms, ...): journalled as sysctls are. */
+#define MMT_SCHED_DEBUGFS "/sys/kernel/debug/sched"
+
 /* Journals the current value of path (a /proc/sys file), then writes
  * value.  0, or -1 with one line in err (the lock is held by another run,
  * the state directory is unsafe, the file cannot be read or written). */

@@ -307,9 +307,26 @@ def pmdshare_checks(rows, a, mut):
     ]
 
 
+def numascan_evidence(m):
+    return {"rounds": m.get("rounds"), "raced": m.get("rounds_raced"), "faults": m.get("toucher_faults"),
+            "migrated": m.get("migrations_to_toucher")}
+
+
+def numascan_checks(rows, a, mut):
+    ctl = [r for r in rows if r["arm"] == "control"]
+    return [
+        (f"control ({mut['control'][1]}, switch ON): conclusive, rounds made, none raced, nothing migrated"
+         " (NUMA balancing off) and the kernel never reached the window",
+         all(r["status"] == "ok" and (r["rounds"] or 0) > 0 and r["raced"] == 0 and r["migrated"] == 0
+             and not r["kernel_window"] for r in ctl)),
+        ("every conclusive run of the hunter: rounds raced (the premise held)",
+         all((r["raced"] or 0) > 0 for r in rows if r["status"] == "ok" and r["arm"] != "control")),
+    ]
+
+
 def hunter_profile(evidence, checks, columns, legend):
     """A stale-access hunter's profile (softdirty, madvise, mremap,
-    pmdshare): plain runs of --duration, no setup, any control finding
+    pmdshare, numascan): plain runs of --duration, no setup, any control finding
     unsound (every clear, nested zap or revocation reaches the switch: a
     control that finds anything is wrong, whatever the kernel counted)."""
     return {
@@ -343,6 +360,11 @@ SCENARIOS = {
         "rounds = a mremap() of the memfd mapping, a punch of its first page, the reader's reads after it;"
         " raced = those whose punch returned inside the mremap() call; punched_late = those whose punch"
         " returned after it"),
+    "numascan": hunter_profile(numascan_evidence, numascan_checks, ("rounds", "raced", "faults", "migrated"),
+        "rounds = the cold PTEs present again and the next NUMA scan's end; raced = those in which the toucher"
+        " read the hot page cleanly, then took the fault that migrated it to its node before the scan ended, a"
+        " writer on another CPU storing; faults = the toucher's reads that faulted; migrated = those after which"
+        " the page was on its node"),
     "pmdshare": hunter_profile(pmdshare_evidence, pmdshare_checks, ("rounds", "shared", "moved", "held"),
         "rounds = two hugetlb mappings of a new memfd, the revocation (a zap of one, the unshare, and a"
         " punch of the target; or the target's move to another node and a new value stored in it), the"

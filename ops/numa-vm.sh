@@ -200,6 +200,8 @@ echo "numa-vm $accel $arch, $nodes node(s), $cpus CPUs, on $(hostname)" >"$root/
 	echo 'mount -t proc proc /proc; mount -t sysfs sys /sys; mount -t devtmpfs dev /dev'
 	echo 'mount -t tmpfs tmp /tmp; mount -t tmpfs res /results'
 	echo 'mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null'
+	# as systemd does: NUMA balancing's scan knobs live there (numascan)
+	echo 'mount -t debugfs nodev /sys/kernel/debug 2>/dev/null'
 	echo "hostname $guest_hostname"
 	echo 'echo "@@MMT-CMDLINE $(cat /proc/cmdline)@@"'
 	echo "echo \"@@MMT-NODES \$(ls -d /sys/devices/system/node/node[0-9]* 2>/dev/null | wc -l)@@\""

@@ -22,7 +22,7 @@ for sc in $(scenarios); do
 	ring) how="--iterations 1M" ;;
 	mmrace) how="--duration 1s --walk-pages 4096" ;;
 	softdirty) how="--iterations 50" ;;
-	madvise | mremap | pmdshare) how="--iterations 20" ;;
+	madvise | mremap | pmdshare | numascan) how="--iterations 20" ;;
 	*) how="--duration 300ms" ;;
 	esac
 	for v in $(variants_of "$sc" injected); do

@@ -23,10 +23,11 @@ need_cpus 2 "two-worker scenario runs"
 # One variant per scenario, the one whose prepare() holds the most: mmrace
 # race (the migrator process, sysctls, /dev/kmsg), race-compaction (the
 # filler and its pipes), broken-stale-mapping (two memfds); ring's urcu
-# queues and ck buffer; madvise nested-free's page-flag descriptors; the
+# queues and ck buffer; madvise nested-free's page-flag descriptors;
+# numascan scan-fault's shared control page, region and scan-count file; the
 # other hunters' and softdirty's shadow or alias.
 cases="barrier-cost:mb litmus:2+2W/kernel madvise:nested-free mmrace:race mmrace:race-compaction
-mmrace:broken-stale-mapping mremap:broken-stale msgpass:mb pmdshare:shared-punch ring:urcu-wfcq ring:ck-spsc
+mmrace:broken-stale-mapping mremap:broken-stale msgpass:mb numascan:scan-fault pmdshare:shared-punch ring:urcu-wfcq ring:ck-spsc
 seqcount:urcu-rcu softdirty:broken-untracked"
 missing=""
 for sc in $(scenarios); do

@@ -220,8 +220,25 @@ static void test_only_sysctls(void)
 {
 	char err[512];
 
+	char knob[400], cmd[512];
+
 	tap_ok(mmt_sysctl_set("/etc/passwd", "x", err, sizeof(err)) && strstr(err, "not a sysctl"),
 	       "only /proc/sys files and module parameters are changed: %s", err);
+	tap_ok(mmt_sysctl_set("/sys/kernel/debug/tracing/tracing_on", "0", err, sizeof(err)) &&
+		       strstr(err, "not a sysctl"),
+	       "nor any debugfs file but the scheduler's knobs: %s", err);
+	/* NUMA balancing's scan period moved from /proc/sys to debugfs (5.13) */
+	snprintf(knob, sizeof(knob), "%s" MMT_SCHED_DEBUGFS "/numa_balancing/scan_delay_ms", top);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s" MMT_SCHED_DEBUGFS "/numa_balancing", top);
+	if (system(cmd))
+		tap_ok(0, "mkdir: %s", cmd);
+	/* the same length as the value set: a regular file is not truncated as a sysctl is */
+	put(knob, "5\n");
+	tap_ok(!mmt_sysctl_set(MMT_SCHED_DEBUGFS "/numa_balancing/scan_delay_ms", "0", err, sizeof(err)) &&
+		       !strcmp(get(knob), "0"),
+	       "a scheduler knob in debugfs is set (%s) %s", get(knob), err);
+	mmt_sysctl_restore_all();
+	tap_is_str(get(knob), "5", "... and put back");
 }
 
 /* A forked child (mmrace's migrator) that dies of a signal leaves its
