@@ -100,3 +100,23 @@ void mmt_hunt_record(struct mmt_run *run, struct mmt_hunt *h, const uint64_t *ou
 	mmt_mutant_delta(&h->mutant_before, &h->mutant_after);
 	mmt_put_object(run, "mutant", h->mutant_after.present ? &h->mutant_after : NULL);
 }
+
+void mmt_hunt_words(const json_t *run, const struct mmt_hunt_words *w, char *buf, size_t len)
+{
+	const json_t *m = json_object_get(run, "metrics");
+	const char *status = json_string_value(json_object_get(run, "status"));
+
+	buf[0] = '\0';
+	if (!status)
+		return;
+	if (!strcmp(status, "witnessed"))
+		snprintf(buf, len, "%s", w->found);
+	else if (!strcmp(status, "inconclusive"))
+		snprintf(buf, len, "%s", !mmt_metric_int(m, w->premise) ? w->no_premise : "");
+	else if (json_is_true(json_object_get(run, "injected")))
+		snprintf(buf, len, "fault injected");
+	else if (!strcmp(status, "ok") && w->control_key && !mmt_metric_int(m, w->control_key))
+		snprintf(buf, len, "%s", w->control);
+	else if (!strcmp(status, "ok"))
+		snprintf(buf, len, "%s", w->kept);
+}

@@ -83,6 +83,16 @@ const char *mmt_hunt_enough(const struct mmt_hunt *h, const struct mmt_run *run,
  * (as in MMT_HUNT_ROWS). */
 void mmt_hunt_metrics(struct mmt_run *run, const struct mmt_hunt *h, const char *finding, const char *premise);
 
+/* A hunter's words for the table's detail (at most 18 characters, as
+ * mmrace's), following the run's status: witnessed says found;
+ * inconclusive with the premise's metric 0 says no_premise; an injected
+ * run "fault injected"; ok says kept, or control where control_key's
+ * metric is 0 (a control whose premise cannot hold). */
+struct mmt_hunt_words {
+	const char *found, *premise, *no_premise, *control_key, *control, *kept;
+};
+void mmt_hunt_words(const json_t *run, const struct mmt_hunt_words *w, char *buf, size_t len);
+
 /* Their rows, for the scenario's metric table: finding and premise are
  * string literals ("stale", "raced"); what names the finding in words. */
 #define MMT_HUNT_ROWS(finding, premise, what)                                                                     \

@@ -394,20 +394,14 @@ static const struct mmt_metric metrics[] = {
  * of the kernel, following its status. */
 static void madvise_words(const json_t *run, char *buf, size_t len)
 {
-	const json_t *m = json_object_get(run, "metrics");
-	const char *status = json_string_value(json_object_get(run, "status"));
+	static const struct mmt_hunt_words w = {
+		.found = "lost: no fix",
+		.premise = "rounds_raced",
+		.no_premise = "no round raced",
+		.kept = "raced: kept",
+	};
 
-	buf[0] = '\0';
-	if (!status)
-		return;
-	if (!strcmp(status, "witnessed"))
-		snprintf(buf, len, "lost: no fix");
-	else if (!strcmp(status, "inconclusive"))
-		snprintf(buf, len, "%s", !mmt_metric_int(m, "rounds_raced") ? "no round raced" : "");
-	else if (json_is_true(json_object_get(run, "injected")))
-		snprintf(buf, len, "fault injected");
-	else if (!strcmp(status, "ok"))
-		snprintf(buf, len, "raced: kept");
+	mmt_hunt_words(run, &w, buf, len);
 }
 
 static void madvise_describe(const json_t *run, char *buf, size_t len)

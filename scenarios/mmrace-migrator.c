@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "arch/barrier.h"
+#include "child.h"
 #include "clock.h"
 #include "mix.h"
 #include "mmrace.h"
@@ -268,20 +269,16 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 	_exit(0);
 }
 
+static void migrator(void *arg, pid_t parent)
+{
+	child_main(arg, parent);
+}
+
 int mmr_migrator_start(struct mmr_priv *p, char *err, size_t len)
 {
-	pid_t parent = getpid(), pid;
-
 	p->ctl->child_cpu = -1;
-	pid = fork();
-	if (pid < 0) {
-		snprintf(err, len, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0)
-		child_main(p, parent);
-	p->child = pid;
-	return 0;
+	p->child = mmt_child_start(migrator, p, err, len);
+	return p->child < 0 ? -1 : 0;
 }
 
 bool mmr_migrator_alive(struct mmr_priv *p)
@@ -292,32 +289,14 @@ bool mmr_migrator_alive(struct mmr_priv *p)
 const char *mmr_migrator_stop(struct mmr_priv *p)
 {
 	static char why[96];
-	int status = 0;
-	pid_t r = 0;
+	const char *r;
 
 	if (p->child <= 0)
 		return NULL;
 	WRITE_ONCE(p->ctl->stop, 1);
 	__atomic_store_n(&p->ctl->walk_seq, UINT32_MAX, __ATOMIC_SEQ_CST);
 	futex(&p->ctl->walk_seq, FUTEX_WAKE, 1, NULL);
-	for (uint64_t t0 = mmt_now_ns(); mmt_now_ns() - t0 < MMR_WAIT_NS;) {
-		r = waitpid(p->child, &status, WNOHANG);
-		if (r)
-			break;
-		usleep(1000);
-	}
-	if (r == 0) {
-		kill(p->child, SIGKILL);
-		waitpid(p->child, &status, 0);
-		snprintf(why, sizeof(why), "the migrator process did not exit within %llu s and was killed",
-			 (unsigned long long)(MMR_WAIT_NS / 1000000000ull));
-		p->child = 0;
-		return why;
-	}
+	r = mmt_child_reap(p->child, MMR_WAIT_NS, "migrator", why, sizeof(why));
 	p->child = 0;
-	if (r < 0 || (WIFEXITED(status) && !WEXITSTATUS(status)))
-		return NULL;
-	snprintf(why, sizeof(why), "the migrator process died (%s %d)",
-		 WIFSIGNALED(status) ? "signal" : "exit", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	return why;
+	return r;
 }

@@ -17,9 +17,9 @@
  *   driver    makes rounds: the cold pages' PTEs made present again (see
  *             rearm()), then the next end of a scan of the process
  *             (mm->numa_scan_seq in /proc/self/sched)
- * broken-rewind: no NUMA at all; each round the driver pauses writer 0,
- * sets its word back to its value before last, and lets it go on: exactly
- * one lost write a round for the checker to report.
+ * broken-rewind: no NUMA at all; each round writer 0 sets its own word back
+ * to its value before last between two stores: exactly one lost write a
+ * round for the checker to report.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,11 +32,11 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "arch/barrier.h"
 #include "bounded-wait.h"
+#include "child.h"
 #include "clock.h"
 #include "numascan.h"
 #include "timing.h"
@@ -63,15 +63,6 @@ static void note_lost(struct ns_priv *p, struct ns_writer *ws, unsigned w, uint6
 	__atomic_clear(&p->lock, __ATOMIC_RELEASE);
 }
 
-/* broken-rewind: writer 0 stops between two stores while the driver
- * rewinds its word, so the next read-back finds exactly that. */
-static void pause_for_rewind(struct ns_ctl *c, uint64_t n)
-{
-	smp_store_release(&c->paused, n);
-	/* the driver answers at once; its bound is the same */
-	mmt_wait_at_least(&c->released, n, NULL, NS_WAIT_NS);
-}
-
 void ns_writer_main(struct ns_priv *p, unsigned w)
 {
 	struct ns_writer *ws = &p->ws[w];
@@ -91,8 +82,14 @@ void ns_writer_main(struct ns_priv *p, unsigned w)
 		ws->stores += NS_BATCH;
 		WRITE_ONCE(c->w[w].stores, ws->stores);
 		if (unlikely(READ_ONCE(c->pause) != paused)) {
+			/* broken-rewind: its word set back to its value before
+			 * last, by itself between two stores (exact whatever the
+			 * other CPUs' TLBs hold): its next read-back finds it */
 			paused = READ_ONCE(c->pause);
-			pause_for_rewind(c, paused);
+			if (w == 0) {
+				*word = want - 1;
+				smp_store_release(&c->paused, paused);
+			}
 		}
 	}
 	ws->seq = seq;
@@ -255,17 +252,13 @@ static bool wait_scan(struct ns_priv *p, long seq0, uint64_t *last_ns, uint64_t 
 static int rewind_round(struct ns_priv *p, uint64_t n, struct mmt_worker *wk)
 {
 	struct ns_ctl *c = p->ctl;
-	uint64_t lost0 = total_lost(p), v;
+	uint64_t lost0 = total_lost(p);
 
 	smp_store_release(&c->pause, n);
-	if (!mmt_hunt_wait(&p->hunt, &c->paused, n, NS_WAIT_NS, "writer 0 to pause"))
+	if (!mmt_hunt_wait(&p->hunt, &c->paused, n, NS_WAIT_NS, "writer 0 to set its word back"))
 		return -1;
-	v = READ_ONCE(*p->ws[0].word);
-	/* Its value before last: as if its last store had been lost. */
-	WRITE_ONCE(*p->ws[0].word, v - 1);
 	p->rewinds++;
-	smp_store_release(&c->released, n);
-	/* its next read-back finds it */
+	/* its next batch's first read-back finds it */
 	mmt_wait_at_least(&c->w[0].stores, READ_ONCE(c->w[0].stores) + 1, NULL, NS_WAIT_NS);
 	p->outcomes[OUT_LOST] = total_lost(p);
 	mmt_hunt_round(&p->hunt, n, false, p->outcomes[OUT_LOST] > lost0, wk);
@@ -320,6 +313,13 @@ static int scan_round(void *priv, uint64_t n, struct mmt_worker *wk)
 
 void ns_driver(struct ns_priv *p, struct mmt_worker *wk)
 {
+	/* Every writer storing before the first round: on an overcommitted
+	 * host a short run could otherwise end before one started. */
+	for (unsigned w = 0; w < p->nwriters; w++)
+		if (!mmt_hunt_wait(&p->hunt, &p->ctl->w[w].stores, 1, NS_WAIT_NS, "a writer's first stores")) {
+			WRITE_ONCE(p->ctl->stop, 1);
+			return;
+		}
 	mmt_hunt_drive(&p->hunt, p->run, wk, scan_round, p, &p->outcomes[OUT_LOST], &p->ctl->stop);
 }
 
@@ -359,47 +359,26 @@ static void child_main(struct ns_priv *p, pid_t parent)
 	_exit(0);
 }
 
+static void mover(void *arg, pid_t parent)
+{
+	child_main(arg, parent);
+}
+
 int ns_mover_start(struct ns_priv *p, char *err, size_t len)
 {
-	pid_t parent = getpid(), pid = fork();
-
-	if (pid < 0) {
-		snprintf(err, len, "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (pid == 0)
-		child_main(p, parent);
-	p->child = pid;
-	return 0;
+	p->child = mmt_child_start(mover, p, err, len);
+	return p->child < 0 ? -1 : 0;
 }
 
 const char *ns_mover_stop(struct ns_priv *p)
 {
 	static char why[96];
-	int status = 0;
-	pid_t r = 0;
+	const char *r;
 
 	if (p->child <= 0)
 		return NULL;
 	WRITE_ONCE(p->ctl->stop, 1);
-	for (uint64_t t0 = mmt_now_ns(); mmt_now_ns() - t0 < NS_WAIT_NS;) {
-		r = waitpid(p->child, &status, WNOHANG);
-		if (r)
-			break;
-		usleep(1000);
-	}
-	if (r == 0) {
-		kill(p->child, SIGKILL);
-		waitpid(p->child, &status, 0);
-		snprintf(why, sizeof(why), "the mover process did not exit within %llu s and was killed",
-			 (unsigned long long)(NS_WAIT_NS / 1000000000ull));
-		p->child = 0;
-		return why;
-	}
+	r = mmt_child_reap(p->child, NS_WAIT_NS, "mover", why, sizeof(why));
 	p->child = 0;
-	if (r < 0 || (WIFEXITED(status) && !WEXITSTATUS(status)))
-		return NULL;
-	snprintf(why, sizeof(why), "the mover process died (%s %d)",
-		 WIFSIGNALED(status) ? "signal" : "exit", WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	return why;
+	return r;
 }

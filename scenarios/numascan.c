@@ -76,7 +76,7 @@ const struct mmt_variant ns_variants[NR_VARIANTS] = {
 		.help = "control: the same writers, toucher and mover with NUMA balancing switched off for the run: no PTE is made PROT_NONE, nothing faults or migrates, no round can race, and no write may be lost even on a kernel without 20841405940e. Needs root, two NUMA nodes with memory and three workers",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
 	[V_BROKEN_REWIND] = { .name = "broken-rewind",
-		.help = "fault injection for the writers' checker: no NUMA, no toucher; each round writer 0 pauses and its word is set back to its value before last: every round must be reported as exactly one lost_write",
+		.help = "fault injection for the writers' checker: no NUMA, no toucher; each round writer 0 sets its word back to its value before last between two stores, as if its last store had been lost: every round must be reported as exactly one lost_write",
 		.injected = true, .family = MMT_FAMILY_INJECTED },
 };
 
@@ -480,20 +480,16 @@ static const struct mmt_metric metrics[] = {
  * of the kernel, following its status. */
 static void numascan_words(const json_t *run, char *buf, size_t len)
 {
-	const json_t *m = json_object_get(run, "metrics");
-	const char *status = json_string_value(json_object_get(run, "status"));
+	static const struct mmt_hunt_words w = {
+		.found = "lost: no fix",
+		.premise = "rounds_raced",
+		.no_premise = "no round raced",
+		.control_key = "rounds_raced",
+		.control = "control: kept",
+		.kept = "raced: kept",
+	};
 
-	buf[0] = '\0';
-	if (!status)
-		return;
-	if (!strcmp(status, "witnessed"))
-		snprintf(buf, len, "lost: no fix");
-	else if (!strcmp(status, "inconclusive"))
-		snprintf(buf, len, "%s", !mmt_metric_int(m, "rounds_raced") ? "no round raced" : "");
-	else if (json_is_true(json_object_get(run, "injected")))
-		snprintf(buf, len, "fault injected");
-	else if (!strcmp(status, "ok"))
-		snprintf(buf, len, "%s", mmt_metric_int(m, "rounds_raced") ? "raced: kept" : "control: kept");
+	mmt_hunt_words(run, &w, buf, len);
 }
 
 static void numascan_describe(const json_t *run, char *buf, size_t len)

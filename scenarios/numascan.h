@@ -61,9 +61,8 @@ struct ns_writer_pub {
 struct ns_ctl {
 	int stop __mmt_aligned;		/* the parent: every actor returns */
 	int mover_cpu;			/* the parent: the toucher's CPU, -1 until known */
-	uint64_t pause;			/* broken-rewind: the driver asks writer 0 to pause (round n) */
-	uint64_t paused __mmt_aligned;	/* broken-rewind: writer 0 has paused (round n) */
-	uint64_t released;		/* broken-rewind: the driver has rewound its word (round n) */
+	uint64_t pause;			/* broken-rewind: the driver asks writer 0 to set its word back (round n) */
+	uint64_t paused __mmt_aligned;	/* broken-rewind: writer 0 has (round n) */
 	/* The mover's. */
 	uint64_t looks __mmt_aligned, moved_back, errors;
 	int last_errno;

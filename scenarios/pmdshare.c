@@ -459,22 +459,16 @@ static const struct mmt_metric metrics[] = {
 
 static void pmdshare_words(const json_t *run, char *buf, size_t len)
 {
-	const json_t *m = json_object_get(run, "metrics");
-	const char *status = json_string_value(json_object_get(run, "status"));
+	static const struct mmt_hunt_words w = {
+		.found = "stale: no fix",
+		.premise = "rounds_held",
+		.no_premise = "no round held",
+		.control_key = "rounds_shared",
+		.control = "none shared: kept",
+		.kept = "held: kept",
+	};
 
-	buf[0] = '\0';
-	if (!status)
-		return;
-	if (!strcmp(status, "witnessed"))
-		snprintf(buf, len, "stale: no fix");
-	else if (!strcmp(status, "inconclusive"))
-		snprintf(buf, len, "%s", !mmt_metric_int(m, "rounds_held") ? "no round held" : "");
-	else if (json_is_true(json_object_get(run, "injected")))
-		snprintf(buf, len, "fault injected");
-	else if (!strcmp(status, "ok") && !mmt_metric_int(m, "rounds_shared"))
-		snprintf(buf, len, "none shared: kept");
-	else if (!strcmp(status, "ok"))
-		snprintf(buf, len, "held: kept");
+	mmt_hunt_words(run, &w, buf, len);
 }
 
 static void pmdshare_describe(const json_t *run, char *buf, size_t len)
