@@ -81,7 +81,7 @@ const struct mmt_variant ns_variants[NR_VARIANTS] = {
 };
 
 static const struct mmt_option options[NR_OPTIONS] = {
-	[OPT_COLD_PAGES] = { "cold-pages", "pages after the hot one, given new PTEs each round: the scan's walk must change them all after the hot page's PTE before its flush, the window",
+	[OPT_COLD_PAGES] = { "cold-pages", "pages after the hot one, their PTEs made present again each round: the scan's walk must change them all after the hot page's PTE before its flush, the window",
 		16384, 256, 262144 },
 	[OPT_TARGET_RACED] = { "target-raced", "stop once this many rounds raced (0: the duration, or without one 64)",
 		0, 0, UINT64_MAX },
