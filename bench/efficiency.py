@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
 """Throughput scenarios against their rulers: efficiency = scenario rate / ruler rate.
 
-A ruler (bench/msgpass-bare, bench/ring-bare, bench/seqcount-bare) is a
-scenario's protocol with no harness around it: the same primitives from
-the same header, every payload word, item or snapshot checked, pinned to
-the same CPUs.  The rate each divides is the scenario's ops: msgpass
-msgs/s, ring items/s (the consumer's), seqcount reads/s (one reader, the
-scenario's default).  This runs scenario and ruler interleaved, one pair
+A ruler (bench/msgpass-bare, bench/ring-bare, bench/seqcount-bare,
+bench/litmus-bare) is a scenario's protocol with no harness around it: the
+same primitives from the same header, every payload word, item, snapshot
+or outcome checked, pinned to the same CPUs.  The rate each divides is the
+scenario's ops: msgpass msgs/s, ring items/s (the consumer's), seqcount
+reads/s (one reader, the scenario's default), litmus iterations/s of SB
+(the test bench/litmus.py races, under each primitive set).  This runs scenario and ruler interleaved, one pair
 per variant per repeat (scenario, ruler, scenario, ruler, ...), each with
 the placement probe before and after it, and prints per scenario, variant
 and placement class the median efficiency with its distribution-free
 interval, the range and the number of pairs; beside it a second ratio
 where the scenario has one: msgpass the round trips' (ruler's median /
 the scenario's, the same question asked of latency), seqcount the writer's
-rate (scenario's writes/s / the ruler's: the load both readers ran under).
+rate (scenario's writes/s / the ruler's: the load both readers ran under),
+litmus the witnesses' (scenario's witnesses/s / the ruler's: whether the
+harness's loop finds the reorderings a bare loop finds).
 Variants are those both the scenario and its ruler have (--list).
 
 On a VM the host moves the vCPUs between SMT siblings, cores of one L3
@@ -59,7 +62,14 @@ BENCHES = {
                             "scenario's writes/s / the ruler's: the writer load the reader ran under"),
                  "options": lambda a: [],
                  "setting": lambda a: "1 reader, 8 words, a write every 1000 ns"},
+    "litmus": {"ruler": "litmus-bare", "ops": "iterations_per_sec", "unit": "iterations/s",
+               "second": ("witnesses_per_sec", "wit ratio", "scenario",
+                          "scenario's witnesses/s / the ruler's: the reorderings found in the same time"),
+               "options": lambda a: ["--sync", str(LITMUS_SYNC.index(a.sync))],
+               "setting": lambda a: "SB, --sync %s, period from the latency, batches up to 10000" % a.sync},
 }
+# litmus's --sync modes, in the scenario's numbering (both sides take the number).
+LITMUS_SYNC = ["none", "userfence", "tsc"]
 
 
 def fail(msg, code=2):
@@ -265,7 +275,7 @@ def main():
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--scenario", default=",".join(BENCHES),
-                    help="S[,S...] of %s (default all three)" % ", ".join(BENCHES))
+                    help="S[,S...] of %s (default all)" % ", ".join(BENCHES))
     ap.add_argument("--repeat", type=int, default=10, help="pairs per variant (default 10)")
     ap.add_argument("--placement", default="cpus:0,1",
                     help="cpus:A,B, or a run-scenario placement resolved to its two CPUs (default cpus:0,1)")
@@ -274,6 +284,7 @@ def main():
                          "a name runs in every chosen scenario that has it (default all)")
     ap.add_argument("--duration", default="1s", help="per run (default 1s)")
     ap.add_argument("--payload-words", type=int, default=16, help="msgpass's option (default 16)")
+    ap.add_argument("--sync", choices=LITMUS_SYNC, default="tsc", help="litmus's option (default tsc)")
     ap.add_argument("--mmtorture", default=os.path.join(TOP, "build", "mmtorture"),
                     help="the binary (default build/mmtorture)")
     ap.add_argument("--ruler", help="the ruler, when one --scenario is given (default bench/NAME-bare "

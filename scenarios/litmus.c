@@ -70,6 +70,7 @@ static const char *const sync_option_names[] = { "none", "userfence", "tsc", "al
 #define LK_MAXK 16	/* values in an outcome (the histogram's key) */
 #define LK_MAXR 8	/* registers per thread an outcome names */
 #define LK_MAXH 64	/* distinct outcomes kept */
+#define LK_HSLOTS 64	/* count's direct-mapped cache of the histogram's entries */
 #define LK_MAXSEG 64	/* sync_track segments kept; the rest is summed as overflow */
 #define LK_FALLBACK_PERIOD 300	/* adaptive with one thread: nothing to measure */
 #define LK_FIRST_BATCH 64	/* iterations of a run's first batch, at most */
@@ -91,7 +92,10 @@ struct lk_ctx {
 	uint64_t uf_delay;	/* userfence: P0's wait after releasing the others */
 	unsigned nthreads, nvars;
 	uint64_t late[LK_MAXT];	/* tsc: iterations of the batch each thread began after its slot */
-	int64_t *out[LK_MAXT];	/* batch * LK_MAXR registers per thread */
+	int64_t *out[LK_MAXT];	/* batch * regs registers per thread */
+	unsigned regs;		/* per iteration: the most any thread's outcome names (1 at least),
+				 * packed: the counting reads the other thread's lines, an eighth
+				 * as many as with a line per iteration (issue 33) */
 	struct {
 		uint64_t v;
 	} __mmt_aligned arrive[LK_MAXT];
@@ -169,6 +173,13 @@ static inline bool lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
 	return true;
 }
 
+/* tsc's schedule, copied out of the context before the loop: a store
+ * through a location may alias the context's words, and the compiler
+ * would reload them on every iteration (issue 33). */
+struct lk_slots {
+	uint64_t t0, period, delay, gen;
+};
+
 /*
  * Returns 1 when the thread reached its slot late (preempted, or the
  * period is shorter than what its iterations take): a late thread starts
@@ -180,14 +191,14 @@ static inline bool lk_userfence(struct lk_ctx *c, unsigned t, uint64_t i)
  * waited for the load, rdtscp, made every iteration cost a transfer:
  * cross-die, 0.1M witnesses/s at a period of 150, issue 16).
  */
-static inline unsigned lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t i)
+static inline unsigned lk_tsc_wait(const struct lk_slots *s, unsigned t, uint64_t i)
 {
-	uint64_t at = c->t0 + i * c->period;
+	uint64_t at = s->t0 + i * s->period;
 
-	if (t && c->delay) {
-		uint64_t seed = c->gen + i * LK_MAXT + t;	/* the same delays on every run of a seed */
+	if (t && s->delay) {
+		uint64_t seed = s->gen + i * LK_MAXT + t;	/* the same delays on every run of a seed */
 
-		at += mmt_random_upto(&seed, c->delay);
+		at += mmt_random_upto(&seed, s->delay);
 	}
 	if ((int64_t)(mmt_cycles_unordered() - at) >= 0)
 		return 1;
@@ -196,7 +207,7 @@ static inline unsigned lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t 
 	return 0;
 }
 
-#define LKV(k) ((uint64_t *)(lk_base + (size_t)(k) * lk_c->var_bytes))
+#define LKV(k) ((uint64_t *)(lk_base + (size_t)(k) * lk_var_bytes))
 #define LKO(k) (lk_out[k])
 /* An address a thread loaded or computed (a register): one of this
  * iteration's locations, or, when it is none (ISA2+wmb+o-r+a-o's P2 reads
@@ -204,16 +215,20 @@ static inline unsigned lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t 
  * that no location shares: the access is kept off real memory, not a
  * SIGSEGV, and its outcome names the register's value. */
 #define LK_ADDR(v)                                                             \
-	((uintptr_t)(v) - (uintptr_t)lk_base < lk_c->iter_bytes ? (uint64_t *)(uintptr_t)(v) \
-								  : lk_c->nowhere[lk_t])
+	((uintptr_t)(v) - (uintptr_t)lk_base < lk_iter_bytes ? (uint64_t *)(uintptr_t)(v) \
+							      : lk_c->nowhere[lk_t])
 #define LK_ITER_VARS                                                           \
-	char *lk_base = lk_c->mem + lk_i * lk_c->iter_bytes;                   \
-	int64_t *lk_out = lk_outs + lk_i * LK_MAXR;                            \
+	char *lk_base = lk_mem + lk_i * lk_iter_bytes;                         \
+	int64_t *lk_out = lk_outs + lk_i * lk_regs;                            \
 	(void)lk_out; (void)lk_base;
 #define LK_BATCH_LOOP(STMT)                                                    \
 	do {                                                                   \
 		const uint64_t lk_n = lk_c->batch;                             \
-		int64_t *lk_outs = lk_c->out[lk_t];                            \
+		int64_t *const lk_outs = lk_c->out[lk_t];                      \
+		const unsigned lk_regs = lk_c->regs;                           \
+		char *const lk_mem = lk_c->mem;                                \
+		const size_t lk_var_bytes = lk_c->var_bytes;                   \
+		const size_t lk_iter_bytes = lk_c->iter_bytes;                 \
 		switch (lk_c->sync) {                                          \
 		case LK_SYNC_NONE:                                             \
 			for (uint64_t lk_i = 0; lk_i < lk_n; lk_i++) {         \
@@ -228,9 +243,11 @@ static inline unsigned lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t 
 			}                                                      \
 			break;                                                 \
 		default: {                                                     \
+			const struct lk_slots lk_slots = { lk_c->t0, lk_c->period, \
+							   lk_c->delay, lk_c->gen }; \
 			uint64_t lk_late = 0;                                  \
 			for (uint64_t lk_i = 0; lk_i < lk_n; lk_i++) {         \
-				lk_late += lk_tsc_wait(lk_c, lk_t, lk_i);      \
+				lk_late += lk_tsc_wait(&lk_slots, lk_t, lk_i); \
 				LK_ITER_VARS STMT;                             \
 			}                                                      \
 			lk_c->late[lk_t] = lk_late;                            \
@@ -244,7 +261,7 @@ static inline unsigned lk_tsc_wait(const struct lk_ctx *c, unsigned t, uint64_t 
 		LK_BATCH_LOOP(BODY);                                           \
 	}
 
-#define LK_REG(c, t, i, r) ((c)->out[t][(i) * LK_MAXR + (r)])
+#define LK_REG(c, t, i, r) ((c)->out[t][(i) * (c)->regs + (r)])
 #define LK_FINAL(c, i, v) ((int64_t) * (uint64_t *)((c)->mem + (i) * (c)->iter_bytes + (size_t)(v) * (c)->var_bytes))
 
 /* A value that is the address of one of this iteration's locations is
@@ -299,6 +316,7 @@ struct lk_hist {
 		uint64_t count;
 		bool pos;
 	} e[LK_MAXH];
+	uint8_t slot[LK_HSLOTS];	/* by the key's hash: 1 + its entry, 0 none (count's cache) */
 	uint64_t other;		/* outcomes beyond LK_MAXH distinct ones */
 	uint64_t filtered;	/* outcomes the test's filter clause leaves out */
 	uint64_t iters[LK_NR_SYNC], wit[LK_NR_SYNC];
@@ -384,8 +402,11 @@ static int litmus_prepare(struct mmt_run *run)
 		c->period = LK_FALLBACK_PERIOD;	/* until the first measurement */
 	c->nvars = p->test->nvars;
 	c->cut_wait = (uint64_t)(2e9 * run->cycles_per_ns);	/* 2 s of the 10 s stop grace */
+	c->regs = 1;
+	for (unsigned t = 0; t < c->nthreads; t++)
+		c->regs = p->test->nregs[t] > c->regs ? p->test->nregs[t] : c->regs;
 	for (unsigned t = 0; t < c->nthreads; t++) {
-		c->out[t] = calloc(p->batch_max * LK_MAXR, sizeof(int64_t));
+		c->out[t] = calloc(p->batch_max * c->regs, sizeof(int64_t));
 		if (!c->out[t])
 			return -1;
 	}
@@ -420,9 +441,54 @@ static void barrier_wait(struct lk_ctx *c, struct mmt_worker *w, bool poll)
 	}
 }
 
+/* Keys are a few words: compared inline, not through memcmp's call (the
+ * counting is a fifth of a run's time on SB, issue 33). */
+static inline bool same_key(const int64_t *a, const int64_t *b, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (a[k] != b[k])
+			return false;
+	return true;
+}
+
+static inline unsigned key_slot(const int64_t *key, unsigned n)
+{
+	uint64_t x = 0;
+
+	for (unsigned k = 0; k < n; k++)
+		x = (x + (uint64_t)key[k]) * 0x9e3779b97f4a7c15ull;
+	return (unsigned)(x >> 58);	/* LK_HSLOTS */
+}
+_Static_assert(LK_HSLOTS == 64 && LK_MAXH < 255, "key_slot's shift, slot[]'s width");
+
+/* The entry of key, added when new; LK_MAXH when the histogram is full.
+ * Outcomes come in no order, so a search through the entries mispredicts
+ * its way to the one that matches: the entry's slot, by the key's hash,
+ * is found at once and its check nearly always holds (issue 33). */
+static unsigned entry_of(struct lk_hist *h, const int64_t *key, unsigned nkeys, bool pos)
+{
+	unsigned s = key_slot(key, nkeys), e = h->slot[s];
+
+	if (likely(e && same_key(h->e[e - 1].key, key, nkeys)))
+		return e - 1;
+	for (e = 0; e < h->n; e++)
+		if (same_key(h->e[e].key, key, nkeys))
+			break;
+	if (e == h->n) {
+		if (h->n == LK_MAXH)
+			return LK_MAXH;
+		memcpy(h->e[e].key, key, nkeys * sizeof(int64_t));
+		h->e[e].pos = pos;
+		h->n++;
+	}
+	h->slot[s] = (uint8_t)(e + 1);
+	return e;
+}
+
 static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to, int sync)
 {
 	const struct lk_test *t = p->test;
+	const unsigned nkeys = t->nkeys;
 
 	for (uint64_t i = from; i < to; i++) {
 		int64_t key[LK_MAXK];
@@ -437,19 +503,11 @@ static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to,
 		pos = t->exists(key);
 		h->iters[sync]++;
 		h->wit[sync] += pos;
-		for (e = 0; e < h->n; e++)
-			if (!memcmp(h->e[e].key, key, t->nkeys * sizeof(int64_t)))
-				break;
-		if (e == h->n) {
-			if (h->n == LK_MAXH) {
-				h->other++;
-				continue;
-			}
-			memcpy(h->e[e].key, key, t->nkeys * sizeof(int64_t));
-			h->e[e].pos = pos;
-			h->n++;
-		}
-		h->e[e].count++;
+		e = entry_of(h, key, nkeys, pos);
+		if (e == LK_MAXH)
+			h->other++;
+		else
+			h->e[e].count++;
 	}
 }
 

@@ -7,6 +7,7 @@ eff="$MMT_SRCDIR/scripts/bench-efficiency"
 ruler="$MMT_BUILDDIR/bench/msgpass-bare"
 ring_ruler="$MMT_BUILDDIR/bench/ring-bare"
 seq_ruler="$MMT_BUILDDIR/bench/seqcount-bare"
+lit_ruler="$MMT_BUILDDIR/bench/litmus-bare"
 
 # pairs FILE "VARIANT S_RATE S_RT S_ONEWAY S_STABLE R_RATE R_RT R_ONEWAY R_STABLE" ...
 pairs() {
@@ -99,6 +100,24 @@ printf '%s\n' "$out" | awk '$1 == "ring" && $2 == "c11" { exit !($6 == 1 && $7 =
 ok $? "c11 of ring (0.500) and of seqcount (0.250) in rows of their own"
 printf '%s\n' "$out" | awk '$1 == "seqcount" && $2 == "kernel" { exit !($6 == 3 && $7 == "0.900" && $10 == "0.700-1.100" && $11 == "0.500") }'
 ok $? "seqcount kernel: 3 pairs, reads/s median 0.900, range 0.700-1.100, load ratio 0.500"
+# litmus: iterations/s divided, the second ratio the witnesses' (scenario /
+# ruler): SB/kernel 0.6 and 0.8 at ~60 ns, witnesses 1.5M and 2M against 1M.
+python3 - "$scratch/lit.json" <<'PY'
+import json, sys
+side = lambda it, wit: {"iterations_per_sec": float(it), "witnesses_per_sec": float(wit), "one_way_ns": 60.0,
+                        "stable": True}
+pairs = [{"bench": "litmus", "variant": "SB/kernel", "scenario": side(s, w), "ruler": side(r, 1e6)}
+         for s, w, r in [(6e6, 1.5e6, 1e7), (8e6, 2e6, 1e7)]]
+json.dump({"format": "mmtorture-efficiency-pairs/1", "pairs": pairs,
+           "meta": {"placement": "cpus:0,1", "repeat": 2, "duration": "1s",
+                    "scenarios": {"litmus": ["SB/kernel"]}}}, open(sys.argv[1], "w"))
+PY
+out=$("$eff" --from "$scratch/lit.json")
+rc=$?
+printf '%s\n' "$out" | sed 's/^/# /'
+printf '%s\n' "$out" | grep -q '^efficiency: litmus iterations/s / litmus-bare iterations/s' &&
+	printf '%s\n' "$out" | awk '$1 == "litmus" && $2 == "SB/kernel" { exit !($6 == 2 && $7 == "0.700" && $10 == "0.600-0.800" && $11 == "1.750") }'
+ok $? "litmus SB/kernel: 2 pairs, iterations/s median 0.700, range 0.600-0.800, witness ratio 1.750 (rc $rc)"
 "$eff" --scenario ring,nonesuch --from "$scratch/rs.json" >/dev/null 2>&1
 [ $? -eq 2 ]
 ok $? "--scenario with an unknown name is refused with exit 2"
@@ -132,21 +151,34 @@ ok $? "ring-bare and seqcount-bare --help exit 0"
 ok $? "ring-bare --list: the index rings (cached naive mb c11)"
 "$seq_ruler" --list | grep -qx kernel && "$seq_ruler" --list | grep -qx c11 && ! "$seq_ruler" --list | grep -qx rwlock
 ok $? "seqcount-bare --list: the sequence counts, not the locks"
-for bad in "--variant cahced" "--ring-size 100" "--batch 0" "--item-words 65" "--cpus 0"; do
-	e=$("$ring_ruler" $bad 2>&1 >/dev/null)
+# Bad input: one line, exit 2, per ruler (a line: ruler, then its arguments).
+while read -r which bad; do
+	eval "r=\$$which"
+	e=$("$r" $bad 2>&1 >/dev/null)
 	[ $? -eq 2 ] && [ "$(printf '%s\n' "$e" | wc -l)" -eq 1 ]
-	ok $? "ring-bare $bad: one line, exit 2 ($e)"
-done
-for bad in "--variant kernal" "--record-words 1" "--write-interval-ns x"; do
-	e=$("$seq_ruler" $bad 2>&1 >/dev/null)
-	[ $? -eq 2 ] && [ "$(printf '%s\n' "$e" | wc -l)" -eq 1 ]
-	ok $? "seqcount-bare $bad: one line, exit 2 ($e)"
-done
+	ok $? "$(basename "$r") $bad: one line, exit 2 ($e)"
+done <<'EOF'
+ring_ruler --variant cahced
+ring_ruler --ring-size 100
+ring_ruler --batch 0
+ring_ruler --item-words 65
+ring_ruler --cpus 0
+seq_ruler --variant kernal
+seq_ruler --record-words 1
+seq_ruler --write-interval-ns x
+lit_ruler --variant SB/kernal
+lit_ruler --sync 3
+lit_ruler --batch 8
+lit_ruler --stride 0
+lit_ruler --period x
+EOF
 for v in broken-drop urcu-wfcq; do
 	"$ring_ruler" --variant $v >/dev/null 2>&1
 	[ $? -eq 77 ]
 	ok $? "ring-bare --variant $v: no ruler (exit 77)"
 done
+[ "$("$lit_ruler" --list | tr '\n' ' ')" = "SB/kernel SB/kernel-mfence SB/urcu SB/c11 " ] && "$lit_ruler" --help >/dev/null
+ok $? "litmus-bare --list: SB under each primitive set; --help exits 0"
 for v in broken-early-recheck rwlock; do
 	"$seq_ruler" --variant $v >/dev/null 2>&1
 	[ $? -eq 77 ]
@@ -211,4 +243,22 @@ assert d["torn_reads"] == 0, d
 assert d["probe"]["before"]["one_way_ns"] > 0, d'
 prc=$?
 check_ruler $rc $prc "seqcount-bare kernel: exit 0, reads and writes counted, no torn snapshot, probe recorded"
+# Each line-up: every iteration's outcome counted once, each one SB can
+# give (a register holding neither 0 nor 1 would be the ruler's bug).
+for sync in 0 1 2; do
+	j=$("$lit_ruler" --variant SB/c11 --sync $sync --duration 20ms --batch 1000)
+	rc=$?
+	printf '# %s\n' "$j"
+	printf '%s' "$j" | SYNC=$sync python3 -c '
+import json, os, sys
+d = json.load(sys.stdin)
+assert d["sync"] == int(os.environ["SYNC"]) and d["batch"] == 1000, d
+if d["iterations"] == 0: sys.exit(77)
+assert d["iterations"] % 1000 == 0 and sum(d["outcomes"]) == d["iterations"], d
+assert d["other_outcomes"] == 0 and d["witnesses"] == d["outcomes"][0], d
+assert (d["period_cycles"] > 0) == (d["sync"] == 2) and (d["one_way_cycles"] > 0) == (d["sync"] != 0), d
+assert d["probe"]["before"]["one_way_ns"] > 0, d'
+	prc=$?
+	check_ruler $rc $prc "litmus-bare --sync $sync: exit 0, every iteration counted once, no other outcome, period and latency as the mode uses them"
+done
 done_testing
