@@ -7,8 +7,9 @@ same primitives from the same header, every payload word, item, snapshot
 or outcome checked, pinned to the same CPUs.  The rate each divides is the
 scenario's ops: msgpass msgs/s, ring items/s (the consumer's), seqcount
 reads/s (one reader, the scenario's default), litmus iterations/s of SB
-(the test bench/litmus.py races, under each primitive set).  This runs scenario and ruler interleaved, one pair
-per variant per repeat (scenario, ruler, scenario, ruler, ...), each with
+(the test bench/litmus.py races, under each primitive set).  This runs
+scenario and ruler interleaved, one pair per variant per repeat (scenario
+then ruler on even repeats, ruler then scenario on odd ones), each with
 the placement probe before and after it, and prints per scenario, variant
 and placement class the median efficiency with its distribution-free
 interval, the range and the number of pairs; beside it a second ratio
@@ -253,7 +254,7 @@ def cpus_of(mmtorture, bench, variant, placement):
     return f[f.index("cpus") + 1].split(",")
 
 
-def run_pair(args, bench, ruler, variant, cpus, tmp):
+def run_scenario(args, bench, variant, cpus, tmp):
     b = BENCHES[bench]
     path = os.path.join(tmp, "scenario.json")
     cmd = [args.mmtorture, bench, "--variant", variant, "--placement", "cpus:" + ",".join(cpus),
@@ -262,13 +263,28 @@ def run_pair(args, bench, ruler, variant, cpus, tmp):
     if rc not in (0, 77):
         fail("%s exited %d" % (" ".join(cmd), rc), 3)
     with open(path) as f:
-        scen = scenario_side(bench, json.load(f))
-    cmd = [ruler, "--variant", variant, "--cpus", ",".join(cpus), "--duration", args.duration] + b["options"](args)
+        return scenario_side(bench, json.load(f))
+
+
+def run_ruler(args, bench, ruler, variant, cpus):
+    cmd = [ruler, "--variant", variant, "--cpus", ",".join(cpus), "--duration", args.duration] + \
+        BENCHES[bench]["options"](args)
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode not in (0, 77):
         fail("%s exited %d: %s" % (" ".join(cmd), out.returncode, out.stderr.strip()), 3)
-    rdoc = ruler_side(bench, json.loads(out.stdout)) if out.returncode == 0 else None
-    return {"bench": bench, "variant": variant, "scenario": scen, "ruler": rdoc}
+    return ruler_side(bench, json.loads(out.stdout)) if out.returncode == 0 else None
+
+
+def run_pair(args, bench, ruler, variant, cpus, tmp, ruler_first):
+    """One pair, back to back; which side goes first alternates with the
+    repeat, so that neither always runs on the machine the other left."""
+    if ruler_first:
+        rdoc = run_ruler(args, bench, ruler, variant, cpus)
+        scen = run_scenario(args, bench, variant, cpus, tmp)
+    else:
+        scen = run_scenario(args, bench, variant, cpus, tmp)
+        rdoc = run_ruler(args, bench, ruler, variant, cpus)
+    return {"bench": bench, "variant": variant, "scenario": scen, "ruler": rdoc, "ruler_first": ruler_first}
 
 
 def main():
@@ -341,7 +357,7 @@ def main():
         for rep in range(args.repeat):
             for bench in benches:
                 for v in chosen[bench]:
-                    pair = run_pair(args, bench, rulers[bench], v, cpus, tmp)
+                    pair = run_pair(args, bench, rulers[bench], v, cpus, tmp, rep % 2 == 1)
                     pair["repeat"] = rep
                     pairs.append(pair)
                     key = BENCHES[bench]["ops"]
