@@ -110,7 +110,7 @@ static int reset_new(struct mr_priv *p)
 static void judge_round(struct mr_priv *p, uint64_t n, uint64_t t_m1, struct mmt_worker *wk)
 {
 	const struct mr_puncher *u = p->puncher;
-	const struct mr_reader *r = p->reader;
+	const struct mmt_stale_reader *r = p->reader;
 	struct mr_witness x = { .round = n, .reads = r->round_stale, .file_value = mr_tag(n), .found = r->first_value,
 				.reader_cpu = r->cpu, .mover_cpu = p->mover_cpu, .puncher_cpu = u->cpu };
 
@@ -224,63 +224,27 @@ void *mr_puncher_thread(void *arg)
 
 /*
  * Round n: reads the target through the old address (its TLB entry in use
- * on this CPU) until it reads the round's value, publishes that, reads on
- * until the punch returned, then MR_AFTER_READS more (broken-stale: from a
- * page of its own holding the old value instead), counting those that did
- * not read the hole's 0.
+ * on this CPU) until it reads the round's value, then on until the punch
+ * returned, then MR_AFTER_READS more (broken-stale: from a page of its own
+ * holding the old value instead), counting those that did not read the
+ * hole's 0 (stale-read.h).
  */
-static bool read_round(struct mr_priv *p, struct mr_reader *r, uint64_t n)
+static bool read_round(void *arg, uint64_t n)
 {
-	const volatile uint64_t *t = (const volatile uint64_t *)p->old_at;
-	const volatile uint64_t *after = p->variant == V_BROKEN_STALE ? (const volatile uint64_t *)p->shadow : t;
-	const uint64_t v = mr_tag(n), c0 = mmt_cycles();
-	uint64_t reads = 0, stale = 0, first = 0;
+	struct mr_priv *p = arg;
+	const struct mmt_stale_round x = {
+		.at = (const volatile uint64_t *)p->old_at, .value = mr_tag(n), .want = 0,
+		.revoked = &p->puncher->punched, .stop = &p->ctl->stop, .after_reads = MR_AFTER_READS,
+		.shadow = p->variant == V_BROKEN_STALE ? (volatile uint64_t *)p->shadow : NULL,
+	};
 
-	while (*t != v) {
-		if (!(++reads & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > r->bound_cycles)) {
-			r->never_saw = !READ_ONCE(p->ctl->stop);
-			return false;
-		}
-	}
-	smp_store_release(&r->armed, n);
-	while (smp_load_acquire(&p->puncher->punched) < n) {
-		(void)*t;
-		if (!(++reads & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > r->bound_cycles))
-			return false;
-	}
-	if (p->variant == V_BROKEN_STALE)
-		WRITE_ONCE(*(volatile uint64_t *)p->shadow, v);
-	for (unsigned k = 0; k < MR_AFTER_READS; k++) {
-		const uint64_t x = *after;
-
-		if (x && !stale++)
-			first = x;
-	}
-	r->reads += reads + MR_AFTER_READS;
-	r->stale += stale;
-	r->injected += after != t ? MR_AFTER_READS : 0;
-	r->round_stale = stale;
-	r->first_value = first;
-	r->cpu = sched_getcpu();
-	smp_store_release(&r->acked, n);
+	if (!mmt_stale_read_round(p->reader, &x, n))
+		return false;
+	smp_store_release(&p->reader->acked, n);
 	return true;
 }
 
 void mr_reader_main(struct mr_priv *p)
 {
-	struct mr_reader *r = p->reader;
-
-	r->cpu = -1;
-	for (uint64_t n = 1;; n++) {
-		const enum mmt_wait w = mmt_wait_at_least(&p->ctl->round, n, &p->ctl->stop, MR_IDLE_WAIT_NS);
-
-		if (w == MMT_WAIT_TIMED_OUT)
-			WRITE_ONCE(r->stuck, true);
-		if (w != MMT_WAITED)
-			return;
-		if (!read_round(p, r, n)) {
-			WRITE_ONCE(r->stuck, !READ_ONCE(p->ctl->stop) && !r->never_saw);
-			return;
-		}
-	}
+	mmt_stale_reader_main(p->reader, &p->ctl->round, &p->ctl->stop, MR_IDLE_WAIT_NS, read_round, p);
 }

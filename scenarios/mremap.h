@@ -13,6 +13,7 @@
 
 #include "compiler.h"
 #include "hunt.h"
+#include "stale-read.h"
 #include "mutant.h"
 #include "scenario.h"
 
@@ -61,18 +62,6 @@ struct mr_puncher {
 	uint64_t punched __mmt_aligned;
 } __mmt_aligned;
 
-struct mr_reader {
-	uint64_t reads, stale, other, injected;
-	uint64_t bound_cycles;
-	bool stuck, never_saw;		/* never_saw: the target never read the round's value */
-	/* Published with acked: its reads after it saw the punch return that
-	 * did not read 0 (the hole), and the first such value. */
-	uint64_t round_stale, first_value;
-	int cpu;
-	uint64_t armed __mmt_aligned;	/* n: it read the round's value through the old address */
-	uint64_t acked __mmt_aligned;	/* n: its reads after the punch are done */
-} __mmt_aligned;
-
 struct mr_witness {
 	uint64_t round, reads, file_value, found;
 	int reader_cpu, mover_cpu, puncher_cpu;
@@ -86,7 +75,7 @@ struct mr_priv {
 	struct mmt_run *run;
 	struct mr_ctl *ctl;
 	struct mr_puncher *puncher;
-	struct mr_reader *reader;
+	struct mmt_stale_reader *reader;
 	size_t psz;
 	unsigned pages;
 	size_t len;

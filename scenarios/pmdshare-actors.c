@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "arch/barrier.h"
@@ -56,13 +55,6 @@ static void fail(struct ps_priv *p, const char *what, int err)
 static bool wait_for(struct ps_priv *p, const uint64_t *x, uint64_t v, const char *what)
 {
 	return mmt_hunt_wait(&p->hunt, x, v, PS_WAIT_NS, what);
-}
-
-static long preemptions(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) ? -1 : ru.ru_nivcsw;
 }
 
 /* ---- revoker ------------------------------------------------------------- */
@@ -163,7 +155,7 @@ static void flush_mm(struct ps_priv *p)
 static void judge_round(struct ps_priv *p, uint64_t n, bool shared, bool moved, uint64_t owner_read,
 			struct mmt_worker *wk)
 {
-	const struct ps_reader *r = p->reader;
+	const struct mmt_stale_reader *r = p->reader;
 	const bool revoked = !ps_migrates(p->variant) || moved;
 	const unsigned owner_stale = ps_migrates(p->variant) && owner_read != ps_after(p->variant, n);
 	struct ps_witness x = { .round = n, .reads = r->round_stale + owner_stale, .file_value = ps_tag(n),
@@ -292,65 +284,29 @@ void ps_revoker(struct ps_priv *p, struct mmt_worker *wk)
 
 /*
  * Round n: reads the target through the sharer (its TLB entry in use on
- * this CPU) until it reads the round's value, publishes that, reads on
- * until the punch returned, then PS_AFTER_READS more (broken-stale: from
- * a page of its own holding the old value instead), counting those that
- * did not read the hole's 0.
+ * this CPU) until it reads the round's value, then on until the
+ * revocation returned, then PS_AFTER_READS more (broken-stale: from a page
+ * of its own holding the old value instead), counting those that did not
+ * read what they must (ps_after(): the hole's 0, or the moved page's
+ * second value), and whether it held its CPU throughout (stale-read.h).
  */
-static bool read_round(struct ps_priv *p, struct ps_reader *r, uint64_t n)
+static bool read_round(void *arg, uint64_t n)
 {
-	const volatile uint64_t *t = (const volatile uint64_t *)(p->sharer_at + PG_TARGET * p->hpsz);
-	const volatile uint64_t *after = p->variant == V_BROKEN_STALE ? (const volatile uint64_t *)p->shadow : t;
-	const uint64_t v = ps_tag(n), want = ps_after(p->variant, n), c0 = mmt_cycles();
-	const long pre0 = preemptions();
-	uint64_t reads = 0, stale = 0, first = 0;
+	struct ps_priv *p = arg;
+	const struct mmt_stale_round x = {
+		.at = (const volatile uint64_t *)(p->sharer_at + PG_TARGET * p->hpsz), .value = ps_tag(n),
+		.want = ps_after(p->variant, n), .revoked = &p->ctl->revoked, .stop = &p->ctl->stop,
+		.after_reads = PS_AFTER_READS,
+		.shadow = p->variant == V_BROKEN_STALE ? (volatile uint64_t *)p->shadow : NULL,
+	};
 
-	while (*t != v) {
-		if (!(++reads & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > r->bound_cycles)) {
-			r->never_saw = !READ_ONCE(p->ctl->stop);
-			return false;
-		}
-	}
-	smp_store_release(&r->armed, n);
-	while (smp_load_acquire(&p->ctl->revoked) < n) {
-		(void)*t;
-		if (!(++reads & 1023) && (READ_ONCE(p->ctl->stop) || mmt_cycles() - c0 > r->bound_cycles))
-			return false;
-	}
-	if (p->variant == V_BROKEN_STALE)
-		WRITE_ONCE(*(volatile uint64_t *)p->shadow, v);
-	for (unsigned k = 0; k < PS_AFTER_READS; k++) {
-		const uint64_t x = *after;
-
-		if (x != want && !stale++)
-			first = x;
-	}
-	r->cpu = sched_getcpu();
-	r->round_held = pre0 >= 0 && preemptions() == pre0;
-	r->reads += reads + PS_AFTER_READS;
-	r->stale += stale;
-	r->injected += after != t ? PS_AFTER_READS : 0;
-	r->round_stale = stale;
-	r->first_value = first;
-	smp_store_release(&r->acked, n);
+	if (!mmt_stale_read_round(p->reader, &x, n))
+		return false;
+	smp_store_release(&p->reader->acked, n);
 	return true;
 }
 
 void ps_reader_main(struct ps_priv *p)
 {
-	struct ps_reader *r = p->reader;
-
-	r->cpu = -1;
-	for (uint64_t n = 1;; n++) {
-		const enum mmt_wait w = mmt_wait_at_least(&p->ctl->round, n, &p->ctl->stop, PS_IDLE_WAIT_NS);
-
-		if (w == MMT_WAIT_TIMED_OUT)
-			WRITE_ONCE(r->stuck, true);
-		if (w != MMT_WAITED)
-			return;
-		if (!read_round(p, r, n)) {
-			WRITE_ONCE(r->stuck, !READ_ONCE(p->ctl->stop) && !r->never_saw);
-			return;
-		}
-	}
+	mmt_stale_reader_main(p->reader, &p->ctl->round, &p->ctl->stop, PS_IDLE_WAIT_NS, read_round, p);
 }

@@ -11,6 +11,7 @@
 
 #include "compiler.h"
 #include "hunt.h"
+#include "stale-read.h"
 #include "mutant.h"
 #include "scenario.h"
 
@@ -69,21 +70,6 @@ struct ps_ctl {
 	int stop;
 };
 
-struct ps_reader {
-	uint64_t reads, stale, injected, held;
-	uint64_t bound_cycles;
-	bool stuck, never_saw;		/* never_saw: the target never read the round's value */
-	/* Published with acked: its reads after it saw the revocation return
-	 * that did not read what they must (ps_after()), the first such
-	 * value, and whether it ran unpreempted from before its first read to
-	 * after its last (its CPU is pinned: a preemption may switch page
-	 * tables; a voluntary switch needs a fault, which only a flush makes). */
-	uint64_t round_stale, first_value;
-	bool round_held;
-	int cpu;
-	uint64_t armed __mmt_aligned;	/* n: it read the round's value through the sharing mapping */
-	uint64_t acked __mmt_aligned;	/* n: its reads after the revocation are done */
-} __mmt_aligned;
 
 struct ps_witness {
 	uint64_t round, reads, file_value, found;
@@ -97,7 +83,7 @@ struct ps_priv {
 	int variant;
 	struct mmt_run *run;
 	struct ps_ctl *ctl;
-	struct ps_reader *reader;
+	struct mmt_stale_reader *reader;
 	size_t hpsz;			/* the huge page: 2 MiB */
 	size_t span;			/* what a PMD table maps: 1 GiB */
 	char *reserve;			/* room for both mappings, aligned to span */
