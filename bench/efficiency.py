@@ -66,10 +66,10 @@ BENCHES = {
     "litmus": {"ruler": "litmus-bare", "ops": "iterations_per_sec", "unit": "iterations/s",
                "second": ("witnesses_per_sec", "wit ratio", "scenario",
                           "scenario's witnesses/s / the ruler's: the reorderings found in the same time"),
-               "options": lambda a: ["--sync", str(LITMUS_SYNC.index(a.sync))],
+               "options": lambda a: ["--sync", a.sync],
                "setting": lambda a: "SB, --sync %s, period from the latency, batches up to 10000" % a.sync},
 }
-# litmus's --sync modes, in the scenario's numbering (both sides take the number).
+# litmus's --sync modes (both sides take the name).
 LITMUS_SYNC = ["none", "userfence", "tsc"]
 
 

@@ -21,8 +21,7 @@
  * batch (the scenario follows a move of the vCPUs; a pair whose placement
  * moved is left out of the efficiency table anyway), no growing batches,
  * no outcome histogram keyed by the test's registers (SB has four
- * outcomes: a 2x2 table), no segments, tracker or worker records; the
- * registers are stored densely, not a cache line per iteration.
+ * outcomes: a 2x2 table), no segments, tracker or worker records.
  *
  * Prints one JSON object on stdout.  Exit 0; 2 bad input (one line on
  * stderr); 3 a CPU could not be pinned, a thread started, or the other
@@ -31,6 +30,7 @@
  * is counted as other_outcomes, for the caller to check.
  */
 #define URCU_INLINE_SMALL_FUNCTIONS
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,7 +64,9 @@ _Static_assert((int)V_KERNEL == LK_KERNEL && (int)V_KERNEL_MFENCE == LK_KERNEL_M
 #define RULER_ROLE0(v, x) sb_thread(v, x, 0)
 #define RULER_ROLE1(v, x) sb_thread(v, x, 1)
 
+/* --sync, as the scenario's (its numbering, its names). */
 enum { SYNC_NONE, SYNC_USERFENCE, SYNC_TSC };
+static const char *const sync_names[] = { "none", "userfence", "tsc", NULL };
 #define LINE_UP_NS 20000	/* the scenario's: t0 is 20 us after P0 sets it */
 #define BARRIER_BOUND_NS 10000000000ull
 
@@ -79,6 +81,12 @@ struct side {
 struct flag {
 	uint64_t v;
 } __mmt_aligned;
+
+/* Where iteration i's two locations are. */
+struct layout {
+	char *mem;
+	size_t var_bytes, iter_bytes;
+};
 
 struct bare {
 	char *mem;			/* batch iterations of two locations */
@@ -143,7 +151,7 @@ static uint64_t calibrate(struct bare *x, unsigned me)
 		}
 		chunk[k] = mmt_cycles() - t;
 	}
-	return me ? 0 : (uint64_t)mmt_pingpong_one_way(chunk, 15, 32);
+	return me ? 0 : (uint64_t)fmax(1, mmt_pingpong_one_way(chunk, 15, 32));	/* the scenario's floor */
 }
 
 /* The scenario's lk_userfence without its cut: P0 waits for P1, releases
@@ -189,13 +197,16 @@ static inline unsigned tsc_wait(uint64_t at)
 
 static inline __attribute__((always_inline)) void race(const int v, struct bare *x, unsigned me, uint64_t gen)
 {
-	uint64_t *reg = x->reg[me];
+	/* The layout in locals, as the scenario's loop has it: a store
+	 * through a location may alias the context's words. */
+	const struct layout lay = { x->mem, x->var_bytes, x->iter_bytes };
+	uint64_t *const reg = x->reg[me];
 	const uint64_t n = x->batch;
 
 	switch (x->sync) {
 	case SYNC_NONE:
 		for (uint64_t i = 0; i < n; i++)
-			SB_ITER(v, x, me, i, reg);
+			SB_ITER(v, &lay, me, i, reg);
 		break;
 	case SYNC_USERFENCE: {
 		struct mmt_spin s = bounded();
@@ -203,7 +214,7 @@ static inline __attribute__((always_inline)) void race(const int v, struct bare 
 		for (uint64_t i = 0; i < n; i++) {
 			userfence(x, me, gen + i + 1, &s);
 			s.deadline = 0;
-			SB_ITER(v, x, me, i, reg);
+			SB_ITER(v, &lay, me, i, reg);
 		}
 		break;
 	}
@@ -213,7 +224,7 @@ static inline __attribute__((always_inline)) void race(const int v, struct bare 
 
 		for (uint64_t i = 0; i < n; i++) {
 			late += tsc_wait(t0 + i * period);
-			SB_ITER(v, x, me, i, reg);
+			SB_ITER(v, &lay, me, i, reg);
 		}
 		x->side[me].late += late;
 	}
@@ -256,9 +267,15 @@ static inline __attribute__((always_inline)) void sb_thread(const int v, struct 
 		uint64_t one_way = calibrate(x, me);
 
 		if (me == 0) {
+			/* As the scenario's apply_level(): the latency capped at
+			 * MMT_TUNE_MAX_ONE_WAY_NS's worth before the period and
+			 * the wait come from it. */
+			const uint64_t cap = (uint64_t)(MMT_TUNE_MAX_ONE_WAY_NS * mmt_cycles_per_ns());
+			const uint64_t lat = one_way < cap ? one_way : cap;
+
 			x->one_way = one_way;
-			x->period = x->fixed_period ? x->fixed_period : mmt_tune_period(one_way);
-			x->uf_wait = one_way;
+			x->period = x->fixed_period ? x->fixed_period : mmt_tune_period(lat);
+			x->uf_wait = lat;
 		}
 	}
 	for (batches = 0;; batches++) {
@@ -285,8 +302,8 @@ static const struct ruler_variant variants[NR_VARIANTS] = { SB_VARIANTS(RULER_RO
 
 enum { OPT_SYNC, OPT_PERIOD, OPT_BATCH, OPT_STRIDE, NR_OPTS };
 static const struct ruler_opt opts[NR_OPTS] = {
-	[OPT_SYNC] = { .name = "sync", .text = "0 none, 1 userfence, 2 tsc, as the scenario's --sync", .def = 2,
-		       .min = 0, .max = 2 },
+	[OPT_SYNC] = { .name = "sync", .arg = "MODE", .text = "the threads' line-up, as the scenario's --sync",
+		       .def = SYNC_TSC, .min = SYNC_NONE, .max = SYNC_TSC, .names = sync_names },
 	[OPT_PERIOD] = { .name = "period", .text = "tsc: cycles between iterations (0: from the measured latency)",
 			 .def = 0, .min = 0, .max = 1000000 },
 	[OPT_BATCH] = { .name = "batch", .text = "iterations per batch (the scenario's largest)", .def = 10000,
@@ -313,7 +330,7 @@ static void *prepare(const struct ruler_args *a)
 
 /* What it prints after the run (bench/ruler.h). */
 struct result {
-	int sync;
+	const char *sync;
 	uint64_t period_cycles, one_way_cycles, batch, elapsed_ns, iterations;
 	double iterations_per_sec;
 	uint64_t witnesses;
@@ -323,7 +340,7 @@ struct result {
 	uint64_t other_outcomes, tsc_late_starts;
 };
 static const struct mmt_field result_fields[] = {
-	MMT_FIELD(struct result, sync, MMT_F_INT),
+	MMT_FIELD(struct result, sync, MMT_F_TEXT),
 	MMT_FIELD(struct result, period_cycles, MMT_F_COUNT),
 	MMT_FIELD(struct result, one_way_cycles, MMT_F_COUNT),
 	MMT_FIELD(struct result, batch, MMT_F_COUNT),
@@ -349,7 +366,7 @@ static const void *result(void *arg, const struct ruler_args *a, bool *mismatche
 	(void)a;
 	*mismatched = false;	/* SB's witness is allowed everywhere */
 	res = (struct result){
-		.sync = x->sync, .period_cycles = x->sync == SYNC_TSC ? x->period : 0,
+		.sync = sync_names[x->sync], .period_cycles = x->sync == SYNC_TSC ? x->period : 0,
 		.one_way_cycles = x->one_way, .batch = x->batch, .elapsed_ns = elapsed,
 		.iterations = p0->iters,
 		.iterations_per_sec = elapsed ? (double)p0->iters * 1e9 / (double)elapsed : 0.0,
@@ -365,7 +382,7 @@ static const void *result(void *arg, const struct ruler_args *a, bool *mismatche
 static const struct ruler litmus_ruler = {
 	.prog = "litmus-bare",
 	.result_shape = &result_shape,
-	.synopsis = "usage: litmus-bare [--variant V] [--cpus A,B] [--duration D] [--sync N] [--period N]\n"
+	.synopsis = "usage: litmus-bare [--variant V] [--cpus A,B] [--duration D] [--sync MODE] [--period N]\n"
 		    "                   [--batch N] [--stride N] | --list\n"
 		    "litmus's SB with no harness around it: the ruler bench/efficiency.py divides by.\n",
 	.variant_help = "SB with a primitive set's WRITE_ONCE and READ_ONCE",

@@ -184,7 +184,12 @@ static void usage(const struct ruler *r, FILE *f)
 		const struct ruler_opt *o = &r->opts[i];
 
 		snprintf(name, sizeof(name), "--%s %s", o->name, o->arg ? o->arg : "N");
-		if (o->decimal)
+		if (o->names) {
+			fprintf(f, "  %-*s %s:", w - 1, name, o->text);
+			for (int k = 0; o->names[k]; k++)
+				fprintf(f, "%s %s", k ? "," : "", o->names[k]);
+			fprintf(f, " (default %s)\n", o->names[o->def]);
+		} else if (o->decimal)
 			fprintf(f, "  %-*s %s, decimal (default %llu)\n", w - 1, name, o->text,
 				(unsigned long long)o->def);
 		else
@@ -205,10 +210,29 @@ static int bad_input(const struct ruler *r, const char *what)
 	return MMT_EXIT_USAGE;
 }
 
+/* --name's choice by name into *out (its index).  -1 with the reason in err. */
+static int parse_choice(const struct ruler_opt *o, const char *s, uint64_t *out, char *err, size_t len)
+{
+	size_t off;
+
+	for (uint64_t k = 0; o->names[k]; k++)
+		if (!strcmp(s, o->names[k])) {
+			*out = k;
+			return 0;
+		}
+	off = (size_t)snprintf(err, len, "--%s: '%s' is not one of", o->name, s);
+	for (int k = 0; o->names[k] && off < len; k++)
+		off += (size_t)snprintf(err + off, len - off, "%s %s", k ? "," : "", o->names[k]);
+	return -1;
+}
+
 /* --name's value into *out.  -1 with the reason in err. */
 static int parse_opt(const struct ruler_opt *o, const char *s, uint64_t *out, char *err, size_t len)
 {
 	char e[MMT_ERRLEN] = "";
+
+	if (o->names)
+		return parse_choice(o, s, out, err, len);
 
 	if ((o->decimal ? mmt_parse_u64_decimal(s, out, e, sizeof(e)) : mmt_parse_u64(s, out, e, sizeof(e))) ||
 	    *out < o->min || *out > o->max) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the rulers (bench/msgpass-bare.c, bench/ring-bare.c,
- * bench/seqcount-bare.c) share: the command line (--variant, --cpus,
+ * bench/seqcount-bare.c, bench/litmus-bare.c) share: the command line (--variant, --cpus,
  * --duration, --list, --help and the ruler's own numbers, one row each),
  * the variants' rows and per-variant loops from the scenario's list macro,
  * two threads pinned to the CPUs given and let go together, a time-up flag
@@ -80,6 +80,7 @@ struct ruler_opt {
 	uint64_t def, min, max;
 	bool decimal;
 	bool power_of_two;
+	const char *const *names;	/* a choice by name: value v is names[v], min 0; NULL-ended */
 };
 
 #define RULER_MAX_OPTS 8

@@ -93,9 +93,9 @@ struct lk_ctx {
 	unsigned nthreads, nvars;
 	uint64_t late[LK_MAXT];	/* tsc: iterations of the batch each thread began after its slot */
 	int64_t *out[LK_MAXT];	/* batch * regs registers per thread */
-	unsigned regs;		/* per iteration: the most any thread's outcome names (1 at least),
-				 * packed: the counting reads the other thread's lines, an eighth
-				 * as many as with a line per iteration (issue 33) */
+	unsigned regs;		/* per iteration: the most any thread's outcome names (1 at least,
+				 * LK_MAXR at most), packed: the counting reads regs/8 of the other
+				 * thread's lines per iteration, not one each (issue 33) */
 	struct {
 		uint64_t v;
 	} __mmt_aligned arrive[LK_MAXT];
@@ -405,6 +405,8 @@ static int litmus_prepare(struct mmt_run *run)
 	c->regs = 1;
 	for (unsigned t = 0; t < c->nthreads; t++)
 		c->regs = p->test->nregs[t] > c->regs ? p->test->nregs[t] : c->regs;
+	if (c->regs > LK_MAXR)	/* the front end refuses such a test (ir.py): a guard, not a path */
+		return -1;
 	for (unsigned t = 0; t < c->nthreads; t++) {
 		c->out[t] = calloc(p->batch_max * c->regs, sizeof(int64_t));
 		if (!c->out[t])
@@ -969,6 +971,8 @@ static void merge_histograms(const struct priv *p, struct lk_hist *all)
 			}
 			if (f < all->n)
 				all->e[f].count += h->e[e].count;
+			else	/* the merged table full: counted, as a thread's own would be */
+				all->other += h->e[e].count;
 		}
 		all->other += h->other;
 		all->filtered += h->filtered;

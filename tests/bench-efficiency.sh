@@ -167,7 +167,7 @@ seq_ruler --variant kernal
 seq_ruler --record-words 1
 seq_ruler --write-interval-ns x
 lit_ruler --variant SB/kernal
-lit_ruler --sync 3
+lit_ruler --sync 2
 lit_ruler --batch 8
 lit_ruler --stride 0
 lit_ruler --period x
@@ -247,18 +247,18 @@ check_ruler $rc $prc "seqcount-bare kernel: exit 0, reads and writes counted, no
 # give (a register holding neither 0 nor 1 would be the ruler's bug).  A
 # small batch: a run ends only between batches, and on a loaded machine
 # each userfence rendezvous may wait out the other thread's time slice.
-for sync in 0 1 2; do
+for sync in none userfence tsc; do
 	j=$("$lit_ruler" --variant SB/c11 --sync $sync --duration 20ms --batch 256)
 	rc=$?
 	printf '# %s\n' "$j"
 	printf '%s' "$j" | SYNC=$sync python3 -c '
 import json, os, sys
 d = json.load(sys.stdin)
-assert d["sync"] == int(os.environ["SYNC"]) and d["batch"] == 256, d
+assert d["sync"] == os.environ["SYNC"] and d["batch"] == 256, d
 if d["iterations"] == 0: sys.exit(77)
 assert d["iterations"] % 256 == 0 and sum(d["outcomes"]) == d["iterations"], d
 assert d["other_outcomes"] == 0 and d["witnesses"] == d["outcomes"][0], d
-assert (d["period_cycles"] > 0) == (d["sync"] == 2) and (d["one_way_cycles"] > 0) == (d["sync"] != 0), d
+assert (d["period_cycles"] > 0) == (d["sync"] == "tsc") and (d["one_way_cycles"] > 0) == (d["sync"] != "none"), d
 assert d["probe"]["before"]["one_way_ns"] > 0, d'
 	prc=$?
 	check_ruler $rc $prc "litmus-bare --sync $sync: exit 0, every iteration counted once, no other outcome, period and latency as the mode uses them"
