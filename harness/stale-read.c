@@ -28,7 +28,7 @@ bool mmt_stale_read_round(struct mmt_stale_reader *r, const struct mmt_stale_rou
 {
 	const volatile uint64_t *t = x->at;
 	const volatile uint64_t *after = x->shadow ? x->shadow : t;
-	const long pre0 = preemptions();	/* the last system call until the round's last read */
+	const long pre0 = x->held ? preemptions() : -1;	/* the last system call until the round's last read */
 	const uint64_t c0 = mmt_cycles(), want = x->want;
 	uint64_t reads = 0, stale = 0, first = 0;
 
@@ -53,7 +53,7 @@ bool mmt_stale_read_round(struct mmt_stale_reader *r, const struct mmt_stale_rou
 			first = v;
 	}
 	r->cpu = sched_getcpu();
-	r->round_held = pre0 >= 0 && preemptions() == pre0;
+	r->round_held = x->held && pre0 >= 0 && preemptions() == pre0;
 	r->reads += reads + x->after_reads;
 	r->stale += stale;
 	r->injected += x->shadow ? x->after_reads : 0;

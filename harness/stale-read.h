@@ -11,7 +11,8 @@
  * in use), then reads it after_reads times more: each read that is not what
  * it must be (the hole's 0, the moved page's new value) is stale.  Nothing
  * but those reads between the first and the last: no system call, no
- * fault of its own.  round_held says the thread kept its CPU unpreempted
+ * fault of its own.  round_held (where the round asks: .held) says the
+ * thread kept its CPU unpreempted
  * from before its first read to after its last (a preemption may switch
  * page tables, and with them the entry the bug leaves; a voluntary switch
  * needs a fault, which only a flush makes, so involuntary ones are all
@@ -35,7 +36,7 @@ struct mmt_stale_reader {
 	 * value, where it ran, whether it held its CPU throughout. */
 	uint64_t round_stale, first_value;
 	int cpu;
-	bool round_held;
+	bool round_held;		/* only where the round asked for it (.held) */
 	uint64_t armed __mmt_aligned;		/* n: it read round n's value */
 	uint64_t acked __mmt_aligned;		/* n: its reads after round n's revocation are done */
 } __mmt_aligned;
@@ -48,6 +49,7 @@ struct mmt_stale_round {
 	const uint64_t *revoked;	/* the revoker's count: n once round n's revocation returned */
 	const int *stop;
 	unsigned after_reads;
+	bool held;			/* measure round_held (two getrusage() calls a round) */
 	/* An injected fault (broken-stale): the reads after the revocation
 	 * come from this page of the reader's own, value written first, so
 	 * each is stale, exactly; NULL otherwise. */

@@ -296,7 +296,7 @@ static bool read_round(void *arg, uint64_t n)
 	const struct mmt_stale_round x = {
 		.at = (const volatile uint64_t *)(p->sharer_at + PG_TARGET * p->hpsz), .value = ps_tag(n),
 		.want = ps_after(p->variant, n), .revoked = &p->ctl->revoked, .stop = &p->ctl->stop,
-		.after_reads = PS_AFTER_READS,
+		.after_reads = PS_AFTER_READS, .held = true,	/* a held round is the premise */
 		.shadow = p->variant == V_BROKEN_STALE ? (volatile uint64_t *)p->shadow : NULL,
 	};
 
