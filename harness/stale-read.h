@@ -12,11 +12,10 @@
  * it must be (the hole's 0, the moved page's new value) is stale.  Nothing
  * but those reads between the first and the last: no system call, no
  * fault of its own.  round_held (where the round asks: .held) says the
- * thread kept its CPU unpreempted
- * from before its first read to after its last (a preemption may switch
- * page tables, and with them the entry the bug leaves; a voluntary switch
- * needs a fault, which only a flush makes, so involuntary ones are all
- * that can take the entry away).  The caller adds what it records per
+ * thread kept its CPU unpreempted from before its first read to after its
+ * last (a preemption may switch page tables, and with them the entry the
+ * bug leaves; a voluntary switch needs a fault, which only a flush makes,
+ * so involuntary ones are all that can take the entry away).  The caller adds what it records per
  * round and then publishes acked.
  */
 #ifndef MMT_STALE_READ_H
