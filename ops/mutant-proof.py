@@ -215,6 +215,7 @@ def mmrace_setup(a):
 def mmrace_evidence(m):
     return {"in_window": m.get("migrations_in_window"), "moved": m.get("pages_moved"),
             "raced": m.get("migrations_raced"), "kernel_in_window": m.get("kernel_window_during_migrations"),
+            "raced_first": m.get("raced_to_first_lost"),
             "foreign": (m.get("_histogram") or {}).get("foreign_write"),
             # Its own clock for the first lost write: the figure earlier
             # proofs quoted.
@@ -233,6 +234,11 @@ def mmrace_checks(rows, a, mut):
          a.with_compaction or all(r["kernel_window"] == 0 for r in ctl)),
         ("switch OFF: the kernel saw the window during the migrator's calls in every conclusive run",
          all((r["kernel_in_window"] or 0) > 0 for r in off if r["status"] == "ok")),
+        # The lost write is the finding; its premise is ours to show too:
+        # by the time it was known, a page had moved inside a walk while a
+        # writer on another CPU stored to it (item 2's evidence).
+        ("every run that lost a write: a page raced by then (the premise seen from user space)",
+         all((r["raced_first"] or 0) > 0 for r in rows if r["arm"] != "control" and r["status"] == "witnessed")),
     ]
 
 
@@ -344,10 +350,11 @@ SCENARIOS = {
         "options": mmrace_options, "on": " --stop-on-lost 1", "setup": mmrace_setup,
         "invocation": lambda a: f"--threads {a.threads} --placement spread --duration 1s --compact 0 --events none",
         "evidence": mmrace_evidence, "checks": mmrace_checks, "control_sound": mmrace_control_sound,
-        "columns": ("moved", "in_window", "raced", "kernel_in_window"),
-        "legend": "in_window = pages whose migrate call the timestamps put inside a walk; raced = those a writer"
-                  " on another CPU stored to while they moved; kernel_in_window = the kernel's PROT_NONE PTEs"
-                  " cleared with a flush pending during those calls",
+        "columns": ("moved", "in_window", "raced", "raced_first", "kernel_in_window"),
+        "legend": "in_window = pages whose move the timestamps put inside a walk (the migrate call's, or"
+                  " race-compaction's watcher's reads of the page's frame); raced = those a writer on another CPU"
+                  " stored to while they moved; raced_first = raced when the first lost write was known;"
+                  " kernel_in_window = the kernel's PROT_NONE PTEs cleared with a flush pending during those calls",
     },
     "softdirty": hunter_profile(softdirty_evidence, softdirty_checks, ("clears", "raced", "stores_after_clear"),
         "clears = soft-dirty clears (clear_refs 4); raced = those while a writer on another CPU stored"),

@@ -25,7 +25,11 @@
  * race-compaction: the move is a compaction pass over the hot pages'
  * node (its sysfs compact file), timed the same way; before reading walk
  * n's PFNs it waits for walk n-1 to open, since the protector re-places
- * the hot pages between walks.
+ * the hot pages between walks.  A pass lasts a good part of the walk and
+ * may run past its end, so its m0 and m1 alone seldom put it inside, while
+ * a page's move is microseconds of it: a watcher thread reads the hot
+ * pages' PFNs during the pass, and each page's move is timed between the
+ * last read that saw its old frame and the first that saw another.
  *
  * Its CPU: its own where the line-up has one; else the protector's, never
  * a writer's (a switch to this process there loads another page table
@@ -37,6 +41,7 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <numaif.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,6 +63,21 @@
 
 #define SPIN_BEFORE_SLEEP_NS 20000ull
 #define NAP_MIN_NS 10000ull	/* the shortest nap on the protector's CPU */
+/* The watcher's period during a pass: a page's move is timed to about
+ * this, against walks of tens of milliseconds (hundreds under emulation). */
+#define WATCH_PERIOD_NS 100000ull
+#define WATCH_IDLE_WAIT_S 1	/* its bounded sleep between passes */
+
+/* race-compaction's watcher and the migrator, one process, one CPU. */
+struct move_watch {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct mmr_priv *p;
+	int fd;			/* the migrator's pagemap */
+	uint64_t pass;		/* n while walk n's pass runs, else 0 */
+	uint64_t after[MMR_MAX_HOT], before[MMR_MAX_HOT];	/* walk pass's, so far */
+	uint64_t polls;
+};
 
 static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
@@ -168,6 +188,108 @@ static long migrate(const struct mmr_priv *p, char *base, uint64_t n, void **pag
 	return mbind(base, (size_t)p->hot * MMR_PAGE, MPOL_LOCAL, NULL, 0, MPOL_MF_MOVE_ALL);
 }
 
+/* One read of the hot pages' PFNs during walk n's pass, lock held: a page
+ * still at its old frame moved after t0; one at another moved before t1.
+ * An entry with no frame (a migration entry: the page in motion) says
+ * neither. */
+static void watch_once(struct move_watch *w, uint64_t n)
+{
+	const struct mmr_priv *p = w->p;
+	uint64_t pfn[MMR_MAX_HOT], t0 = mmt_now_ns(), t1;
+
+	read_pfns(w->fd, p->region, p->hot, pfn);
+	t1 = mmt_now_ns();
+	for (unsigned i = 0; i < p->hot; i++) {
+		uint64_t old = p->ctl->pfn_before[n & 1][i];
+
+		if (!pfn[i] || !old || w->before[i] != UINT64_MAX)
+			continue;
+		if (pfn[i] == old)
+			w->after[i] = t0;
+		else
+			w->before[i] = t1;
+	}
+	w->polls++;
+}
+
+static void *watch_main(void *arg)
+{
+	struct move_watch *w = arg;
+	const struct timespec period = { 0, WATCH_PERIOD_NS };
+
+	pthread_mutex_lock(&w->lock);
+	while (!READ_ONCE(w->p->ctl->stop)) {
+		struct timespec until;
+
+		if (w->pass) {
+			watch_once(w, w->pass);
+			pthread_mutex_unlock(&w->lock);
+			nanosleep(&period, NULL);
+			pthread_mutex_lock(&w->lock);
+			continue;
+		}
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += WATCH_IDLE_WAIT_S;
+		pthread_cond_timedwait(&w->wake, &w->lock, &until);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/* Before walk n's move: every page's move unknown, the watcher told. */
+static void watch_begin(struct move_watch *w, uint64_t n)
+{
+	pthread_mutex_lock(&w->lock);
+	for (unsigned i = 0; i < w->p->hot; i++) {
+		w->after[i] = 0;
+		w->before[i] = UINT64_MAX;
+	}
+	w->pass = n;
+	pthread_cond_signal(&w->wake);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* After walk n's move, between m0 and m1: each page's move no earlier
+ * than the call and no later than its return, narrowed where the watcher
+ * saw more (w NULL: no watcher, the call's times). */
+static void watch_end(struct move_watch *w, struct mmr_ctl *c, unsigned hot, uint64_t n)
+{
+	if (w) {
+		pthread_mutex_lock(&w->lock);
+		w->pass = 0;
+	}
+	for (unsigned i = 0; i < hot; i++) {
+		uint64_t after = w && w->after[i] > c->m0 ? w->after[i] : c->m0;
+		uint64_t before = w && w->before[i] < c->m1 ? w->before[i] : c->m1;
+
+		c->move_after[n & 1][i] = after;
+		c->move_before[n & 1][i] = before;
+	}
+	if (w) {
+		c->watch_polls = w->polls;
+		pthread_mutex_unlock(&w->lock);
+	}
+}
+
+/* race-compaction's watcher, on the migrator's CPU (created after the
+ * pin); NULL where there is none, and the calls' times stand. */
+static struct move_watch *watch_start(struct mmr_priv *p, int fd)
+{
+	static struct move_watch w;
+	pthread_t t;
+
+	if (p->variant != V_RACE_COMPACTION || fd < 0)
+		return NULL;
+	w.p = p;
+	w.fd = fd;
+	pthread_mutex_init(&w.lock, NULL);
+	pthread_cond_init(&w.wake, NULL);
+	if (pthread_create(&t, NULL, watch_main, &w))
+		return NULL;
+	pthread_detach(t);
+	return &w;
+}
+
 /* The control's wait: only once mprotect has returned, its flush done,
  * so no flush can be pending. */
 static void wait_walk_returned(struct mmr_ctl *c, uint64_t n, bool shares_protector)
@@ -187,8 +309,7 @@ static void count_moved(struct mmr_priv *p, uint64_t n)
 	uint64_t moved = 0;
 
 	for (unsigned i = 0; i < p->hot; i++)
-		moved += c->pfn_before[n & 1][i] && c->pfn_after[n & 1][i] &&
-			 c->pfn_before[n & 1][i] != c->pfn_after[n & 1][i];
+		moved += mmr_page_moved(c, n & 1, i);
 	c->moved = moved;
 	c->pages_moved += moved;
 	if (p->nodes > 1 && p->variant != V_RACE_COMPACTION)
@@ -204,6 +325,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 	uint64_t seed = p->run->seed ^ 0x6d6967726174ull;
 	int fd, kfd;
 	bool shares_protector;
+	struct move_watch *watch;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
@@ -218,6 +340,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 	mmt_pin_self(READ_ONCE(c->child_cpu) < 0 ? 0 : READ_ONCE(c->child_cpu));
 	prctl(PR_SET_TIMERSLACK, 1ul);	/* naps as long as asked */
 	shares_protector = READ_ONCE(c->child_cpu) == READ_ONCE(c->protector_cpu);
+	watch = watch_start(p, fd);
 	for (unsigned i = 0; i < p->hot; i++)
 		pages[i] = base + (size_t)i * MMR_PAGE;
 
@@ -249,9 +372,12 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 		/* moving brackets m0..m1: a writer's store between its two
 		 * reads of n ran while the call was moving the pages. */
 		smp_store_release(&c->moving, n);
+		if (watch)
+			watch_begin(watch, n);
 		c->m0 = mmt_now_ns();
 		rc = migrate(p, base, n, pages, nodes, status);
 		c->m1 = mmt_now_ns();
+		watch_end(watch, c, p->hot, n);
 		smp_store_release(&c->moving, 0);
 		cpu1 = sched_getcpu();
 		c->migrator_cpu = cpu0 == cpu1 ? cpu0 : -1;

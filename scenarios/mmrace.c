@@ -904,6 +904,9 @@ static void window_metrics(struct mmt_run *run, const struct mmr_priv *p, const 
 	mmt_put_count(run, "migrations_in_window_writer_on_migrator_cpu", p->in_window_same_cpu);
 	mmt_put_count(run, "migrations_in_window_no_store", p->in_window_no_store);
 	mmt_put_count(run, "migrations_outside_window", p->outside_window);
+	mmt_put_count(run, "migrations_in_window_by_watch", p->in_window_by_watch);
+	mmt_put_count(run, "move_watch_polls", p->variant == V_RACE_COMPACTION && actor_on(p, "migrator") && p->pagemap ?
+		      p->ctl->watch_polls : MMT_NONE);
 	mmt_put_count(run, "stores_while_moving", t->moving_stores);
 	mmt_put_list(run, "migrator_cpus_seen", r->cpus, cpu_mask_list(p->migrator_cpus, r->cpus));
 	line_up(p, &r->line_up);
@@ -1075,6 +1078,10 @@ static const struct mmt_metric metrics[] = {
 	      "in the window, but with the writer on the migrator's CPU: cannot race"),
 	MMT_COUNT_ROW("migrations_in_window_no_store", "migrations", "in the window, but no store landed while the page moved"),
 	MMT_COUNT_ROW("migrations_outside_window", "migrations", "migrations with no walk in progress"),
+	MMT_COUNT_ROW("migrations_in_window_by_watch", "migrations",
+	      "of migrations_in_window, those whose migrate call ran over the walk's start or end but whose own move the watcher's reads put inside it (race-compaction)"),
+	MMT_MAYBE_ROW("move_watch_polls", MMT_METRIC_COUNT, "reads",
+	      "race-compaction: the watcher's reads of the hot pages' frames during passes, which time each page's move; null without it"),
 	MMT_COUNT_ROW("stores_while_moving", "stores", "stores that completed while their page was being moved"),
 	{ "migrator_cpus_seen", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "CPUs the migrator process ran on", NULL },
 	{ "line_up", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "which actor shares which CPU, and why", &line_up_shape },

@@ -113,6 +113,12 @@ struct mmr_ctl {
 	/* Double-buffered by walk (n & 1): the child reads walk n+1's "before"
 	 * while the writers still report walk n's mismatches. */
 	uint64_t pfn_before[2][MMR_MAX_HOT], pfn_after[2][MMR_MAX_HOT];
+	/* When each hot page moved in walk n, CLOCK_MONOTONIC ns: after
+	 * move_after and before move_before.  The migrate call's m0 and m1,
+	 * narrowed for race-compaction by the watcher's reads (a pass can
+	 * outlast the walk; the page's move is microseconds of it). */
+	uint64_t move_after[2][MMR_MAX_HOT], move_before[2][MMR_MAX_HOT];
+	uint64_t watch_polls;		/* child: the watcher's reads of the PFNs */
 };
 
 struct mmr_mismatch {
@@ -182,6 +188,9 @@ struct mmr_priv {
 	 * migrator's stored to them (raced), or only writers on the
 	 * migrator's CPU did (same_cpu), or no writer stored at all. */
 	uint64_t raced, in_window_same_cpu, in_window_no_store;
+	/* In the window by their own move's time, though the migrate call
+	 * ran over the walk's start or end (race-compaction's watcher). */
+	uint64_t in_window_by_watch;
 	uint64_t raced_at_first_lost;	/* raced pages when a loss was first known (a
 					 * walk late: at most one walk's more than the
 					 * bug took), what calibrates the target */
@@ -247,6 +256,13 @@ static inline void mmr_note_lost(struct mmr_priv *p)
 		p->lost_known = true;
 		p->raced_at_first_lost = p->raced;
 	}
+}
+
+/* Whether hot page i changed frame in a walk of parity b (n & 1), as the
+ * migrator's PFNs before and after its move say; never without PFNs. */
+static inline bool mmr_page_moved(const struct mmr_ctl *c, unsigned b, unsigned i)
+{
+	return c->pfn_before[b][i] && c->pfn_after[b][i] && c->pfn_before[b][i] != c->pfn_after[b][i];
 }
 
 /* A writer's tag: writer w's value number seq (seq < 2^56). */

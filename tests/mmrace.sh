@@ -68,6 +68,10 @@ fi
 inw=$(get "$f" runs.0.metrics.migrations_in_window)
 [ "$inw" -gt 0 ]
 ok $? "race: pages migrated strictly inside mprotect walks ($inw, $(get "$f" runs.0.metrics.migrations_outside_window) outside)"
+# move_pages() returns in microseconds: its own call times each move, no
+# watcher (race-compaction's) reads frames beside it.
+[ "$(get "$f" runs.0.metrics.move_watch_polls)" = null ] && [ "$(get "$f" runs.0.metrics.migrations_in_window_by_watch)" -eq 0 ]
+ok $? "race: every move timed by its move_pages() call (no watcher, none in the window by one)"
 if [ "$raced" -gt 0 ]; then
 	ok 0 "race: a writer on another CPU stored to pages while they moved inside a walk ($raced of $inw pages)"
 else
@@ -202,6 +206,12 @@ else
 		[ "$(get "$f" runs.0.witnesses.count)" -eq 0 ] && [ "$(get "$f" runs.0.metrics.migrate_errors)" -eq 0 ] &&
 			{ { [ "$status" = ok ] && [ "$raced" -gt 0 ]; } || { [ "$status" = inconclusive ] && [ "$raced" -eq 0 ]; }; }
 		ok $? "race-compaction: no write lost on this kernel, status $status agreeing with $raced pages raced; $moved hot pages moved in $(get "$f" runs.0.metrics.migrate_calls) passes, $(get "$f" runs.0.metrics.migrations_in_window) inside walks"
+		# A pass can outlast the walk: each page's move is timed by the
+		# watcher's reads of its frame during the pass.
+		polls=$(get "$f" runs.0.metrics.move_watch_polls)
+		bywatch=$(get "$f" runs.0.metrics.migrations_in_window_by_watch)
+		[ "$polls" -gt 0 ] && [ "$bywatch" -le "$(get "$f" runs.0.metrics.migrations_in_window)" ]
+		ok $? "race-compaction: the watcher read the hot pages' frames $polls times during the passes; $bywatch pages in a window by their own move's time alone"
 	fi
 fi
 [ "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)" = "$nb_before" ]
