@@ -33,9 +33,12 @@
  * TLB was flushed), foreign_write (a writer's value in freshly allocated
  * pages or the injector's old frames), stale_tlb_write (a store completed
  * although mprotect had returned before and after it), crash, kernel_splat.
- * Evidence that can be false: a migration is in the window only if its
- * call began more than the guard after the walk's start and ended more
- * than the guard before its return (migrations_in_window), and it raced
+ * Evidence that can be false: a page's migration is in the window only if
+ * it began more than the guard after the walk's start and ended more than
+ * the guard before its return (migrations_in_window): the migrate call's
+ * times, or for race-compaction, whose pass can outlast the walk, the
+ * migrator's watcher's reads of the page's frame during the pass (the
+ * last that saw the old frame, the first that saw another).  It raced
  * only if, besides, a writer on another CPU than the migrator's stored to
  * the pages, unfaulted, while the call ran (migrations_raced: both CPUs
  * sampled around the stores and the call).  A race run is conclusive only
