@@ -41,6 +41,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -104,6 +105,9 @@ def parse_args():
     ap.add_argument("--build", action="store_true", help="build the mutant kernel when it is not cached")
     ap.add_argument("--json", metavar="FILE", help="also write the per-run table as JSON")
     ap.add_argument("--log", metavar="FILE", help="keep the guest console")
+    ap.add_argument("--keep-results", metavar="DIR",
+                    help="copy every results file of the guest's runs into DIR (created; per boot, a folder by"
+                         " the first row's switch and hunter), for the figures the table leaves out")
     a = ap.parse_args()
     try:
         a.rows = M.rows(M.table_path(TOP))
@@ -656,6 +660,9 @@ def boot(a, muts, image):
                 path = os.path.join(res, f"{k}-{arm}-{i}.json")
                 doc = read_results(path) if os.path.exists(path) else None
                 per[k]["rows"].append(row(arm, int(i), int(rc), doc, muts[k]))
+        if a.keep_results and os.path.isdir(res):
+            shutil.copytree(res, os.path.join(a.keep_results, f"{muts[0]['name']}-{muts[0]['hunter'][1]}"),
+                            dirs_exist_ok=True)
     return [report(a, mut, **p) for mut, p in zip(muts, per)]
 
 

@@ -25,11 +25,15 @@
  * race-compaction: the move is a compaction pass over the hot pages'
  * node (its sysfs compact file), timed the same way; before reading walk
  * n's PFNs it waits for walk n-1 to open, since the protector re-places
- * the hot pages between walks.  A pass lasts a good part of the walk and
- * may run past its end, so its m0 and m1 alone seldom put it inside, while
- * a page's move is microseconds of it: a watcher thread reads the hot
- * pages' PFNs during the pass, and each page's move is timed between the
- * last read that saw its old frame and the first that saw another.
+ * the hot pages between walks.
+ *
+ * A call can run over the walk's start or end (a compaction pass lasts a
+ * good part of the walk; a move_pages() call under emulation takes
+ * milliseconds) while a page's move is microseconds of it, so m0 and m1
+ * alone would leave out moves that were inside: a watcher thread reads
+ * the hot pages' PFNs during the call, and each page's move is timed
+ * between the last read that saw its old frame and the first that saw
+ * another.
  *
  * Its CPU: its own where the line-up has one; else the protector's, never
  * a writer's (a switch to this process there loads another page table
@@ -63,12 +67,12 @@
 
 #define SPIN_BEFORE_SLEEP_NS 20000ull
 #define NAP_MIN_NS 10000ull	/* the shortest nap on the protector's CPU */
-/* The watcher's period during a pass: a page's move is timed to about
- * this, against walks of tens of milliseconds (hundreds under emulation). */
+/* The watcher's period during a call: a page's move is timed to about
+ * this, against walks of milliseconds (hundreds under emulation). */
 #define WATCH_PERIOD_NS 100000ull
 #define WATCH_IDLE_WAIT_S 1	/* its bounded sleep between passes */
 
-/* race-compaction's watcher and the migrator, one process, one CPU. */
+/* The watcher and the migrator: one process, one CPU. */
 struct move_watch {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -188,7 +192,7 @@ static long migrate(const struct mmr_priv *p, char *base, uint64_t n, void **pag
 	return mbind(base, (size_t)p->hot * MMR_PAGE, MPOL_LOCAL, NULL, 0, MPOL_MF_MOVE_ALL);
 }
 
-/* One read of the hot pages' PFNs during walk n's pass, lock held: a page
+/* One read of the hot pages' PFNs during walk n's call, lock held: a page
  * still at its old frame moved after t0; one at another moved before t1.
  * An entry with no frame (a migration entry: the page in motion) says
  * neither. */
@@ -271,14 +275,15 @@ static void watch_end(struct move_watch *w, struct mmr_ctl *c, unsigned hot, uin
 	}
 }
 
-/* race-compaction's watcher, on the migrator's CPU (created after the
- * pin); NULL where there is none, and the calls' times stand. */
+/* The watcher, on the migrator's CPU (created after the pin, so never a
+ * writer's); NULL without PFNs (not root) or a thread, and the calls'
+ * times stand. */
 static struct move_watch *watch_start(struct mmr_priv *p, int fd)
 {
 	static struct move_watch w;
 	pthread_t t;
 
-	if (p->variant != V_RACE_COMPACTION || fd < 0)
+	if (fd < 0 || !p->pagemap)
 		return NULL;
 	w.p = p;
 	w.fd = fd;

@@ -36,9 +36,9 @@
  * Evidence that can be false: a page's migration is in the window only if
  * it began more than the guard after the walk's start and ended more than
  * the guard before its return (migrations_in_window): the migrate call's
- * times, or for race-compaction, whose pass can outlast the walk, the
- * migrator's watcher's reads of the page's frame during the pass (the
- * last that saw the old frame, the first that saw another).  It raced
+ * times, narrowed by the migrator's watcher's reads of the page's frame
+ * during the call (the last that saw the old frame, the first that saw
+ * another), since a call can run over the walk's ends.  It raced
  * only if, besides, a writer on another CPU than the migrator's stored to
  * the pages, unfaulted, while the call ran (migrations_raced: both CPUs
  * sampled around the stores and the call).  A race run is conclusive only
@@ -908,8 +908,7 @@ static void window_metrics(struct mmt_run *run, const struct mmr_priv *p, const 
 	mmt_put_count(run, "migrations_in_window_no_store", p->in_window_no_store);
 	mmt_put_count(run, "migrations_outside_window", p->outside_window);
 	mmt_put_count(run, "migrations_in_window_by_watch", p->in_window_by_watch);
-	mmt_put_count(run, "move_watch_polls", p->variant == V_RACE_COMPACTION && actor_on(p, "migrator") && p->pagemap ?
-		      p->ctl->watch_polls : MMT_NONE);
+	mmt_put_count(run, "move_watch_polls", actor_on(p, "migrator") && p->pagemap ? p->ctl->watch_polls : MMT_NONE);
 	mmt_put_count(run, "stores_while_moving", t->moving_stores);
 	mmt_put_list(run, "migrator_cpus_seen", r->cpus, cpu_mask_list(p->migrator_cpus, r->cpus));
 	line_up(p, &r->line_up);
@@ -1082,9 +1081,9 @@ static const struct mmt_metric metrics[] = {
 	MMT_COUNT_ROW("migrations_in_window_no_store", "migrations", "in the window, but no store landed while the page moved"),
 	MMT_COUNT_ROW("migrations_outside_window", "migrations", "migrations with no walk in progress"),
 	MMT_COUNT_ROW("migrations_in_window_by_watch", "migrations",
-	      "of migrations_in_window, those whose migrate call ran over the walk's start or end but whose own move the watcher's reads put inside it (race-compaction)"),
+	      "of migrations_in_window, those whose migrate call ran over the walk's start or end but whose own move the watcher's reads put inside it"),
 	MMT_MAYBE_ROW("move_watch_polls", MMT_METRIC_COUNT, "reads",
-	      "race-compaction: the watcher's reads of the hot pages' frames during passes, which time each page's move; null without it"),
+	      "the migrator's watcher's reads of the hot pages' frames during its calls, which time each page's move; null without PFNs (not root)"),
 	MMT_COUNT_ROW("stores_while_moving", "stores", "stores that completed while their page was being moved"),
 	{ "migrator_cpus_seen", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "CPUs the migrator process ran on", NULL },
 	{ "line_up", MMT_METRIC_OBJECT, "", MMT_BETTER_NEUTRAL, false, "which actor shares which CPU, and why", &line_up_shape },
