@@ -30,10 +30,10 @@
  * A call can run over the walk's start or end (a compaction pass lasts a
  * good part of the walk; a move_pages() call under emulation takes
  * milliseconds) while a page's move is microseconds of it, so m0 and m1
- * alone would leave out moves that were inside: a watcher thread reads
- * the hot pages' PFNs during the call, and each page's move is timed
- * between the last read that saw its old frame and the first that saw
- * another.
+ * alone would leave out moves that were inside: a watcher thread, on the
+ * protector's CPU, reads the hot pages' PFNs during the call, and each
+ * page's move is timed between the last read that saw its old frame and
+ * the first that saw another.
  *
  * Its CPU: its own where the line-up has one; else the protector's, never
  * a writer's (a switch to this process there loads another page table
@@ -72,7 +72,7 @@
 #define WATCH_PERIOD_NS 100000ull
 #define WATCH_IDLE_WAIT_S 1	/* its bounded sleep between passes */
 
-/* The watcher and the migrator: one process, one CPU. */
+/* The watcher and the migrator: one process. */
 struct move_watch {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -275,9 +275,11 @@ static void watch_end(struct move_watch *w, struct mmr_ctl *c, unsigned hot, uin
 	}
 }
 
-/* The watcher, on the migrator's CPU (created after the pin, so never a
- * writer's); NULL without PFNs (not root) or a thread, and the calls'
- * times stand. */
+/* The watcher, on the protector's CPU: never a writer's, and not the
+ * migrator's unless it shares the protector's, since beside the call it
+ * could read only where the call lets it be scheduled (a move_pages() of
+ * a few pages, none: measured in the TCG guest, one read per call).  NULL
+ * without PFNs (not root) or a thread, and the calls' times stand. */
 static struct move_watch *watch_start(struct mmr_priv *p, int fd)
 {
 	static struct move_watch w;
@@ -292,6 +294,8 @@ static struct move_watch *watch_start(struct mmr_priv *p, int fd)
 	if (pthread_create(&t, NULL, watch_main, &w))
 		return NULL;
 	pthread_detach(t);
+	if (READ_ONCE(p->ctl->protector_cpu) >= 0)
+		mmt_pin_thread(t, READ_ONCE(p->ctl->protector_cpu));
 	return &w;
 }
 
