@@ -208,17 +208,20 @@ static void bind_to_run_node(struct mmr_priv *p, void *at, size_t len)
  * more references than mappings without trying to move it.  Measured in
  * the TCG guest before this: a pass moved 150-870 of the filler's own
  * pages into its holes (up to 1.9 s), where the 4 hot pages were the point.
- * Best effort: a page left unpinned only makes passes longer.
+ * Best effort: a page left unpinned only makes passes longer.  Whether
+ * every page is pinned: then the holes can be freed in one call.
  */
-static void pin_filler(struct mmr_priv *p)
+static bool pin_filler(struct mmr_priv *p)
 {
 	struct iovec iov[MMR_PIN_PIPE_PAGES];
+	bool all = true;
 
 	for (unsigned k = 0; k < MMR_PIN_PIPES; k++) {
 		int *fd = p->pin_pipe[k];
 
 		if (pipe2(fd, O_CLOEXEC)) {
 			fd[0] = fd[1] = -1;
+			all = false;
 			continue;
 		}
 		fcntl(fd[1], F_SETPIPE_SZ, MMR_PIN_PIPE_PAGES * (int)MMR_PAGE);
@@ -227,8 +230,10 @@ static void pin_filler(struct mmr_priv *p)
 
 			iov[j] = (struct iovec){ p->filler + page * MMR_PAGE, MMR_PAGE };
 		}
-		vmsplice(fd[1], iov, MMR_PIN_PIPE_PAGES, SPLICE_F_NONBLOCK);
+		all &= vmsplice(fd[1], iov, MMR_PIN_PIPE_PAGES, SPLICE_F_NONBLOCK) ==
+		       (ssize_t)(MMR_PIN_PIPE_PAGES * MMR_PAGE);
 	}
+	return all;
 }
 
 static int map_filler(struct mmr_priv *p)
@@ -248,9 +253,8 @@ static int map_filler(struct mmr_priv *p)
 	madvise(p->filler, len, MADV_DONTFORK);		/* the migrator has no use for it */
 	bind_to_run_node(p, p->filler, len);
 	memset(p->filler, 1, len);
-	for (size_t i = 0; i < MMR_FILLER_PAGES; i += MMR_FILLER_STRIDE)
-		madvise(p->filler + i * MMR_PAGE, MMR_PAGE, MADV_DONTNEED);
-	pin_filler(p);
+	p->filler_pinned = pin_filler(p);
+	mmr_free_holes(p);
 	return 0;
 }
 

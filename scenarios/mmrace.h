@@ -170,6 +170,7 @@ struct mmr_priv {
 	char *filler;			/* race-compaction: MMR_FILLER_PAGES, striped */
 	char *hot_copy;			/* race-compaction: the hot pages while re-placed */
 	int pin_pipe[MMR_PIN_PIPES][2];	/* race-compaction: hold the filler's pages */
+	bool filler_pinned;		/* every one of them held */
 	char compact_path[96];		/* race-compaction: the hot node's compact file */
 	unsigned nwriters;
 	struct mmr_writer *ws;
@@ -239,6 +240,7 @@ void mmr_injector(struct mmr_priv *p, struct mmt_worker *w);
 void *mmr_compactor(void *arg);
 uint64_t mmr_calibrate_guard(struct mmr_priv *p);
 void mmr_replace_hot(struct mmr_priv *p);
+void mmr_free_holes(struct mmr_priv *p);
 
 /* mmrace-migrator.c */
 int mmr_migrator_start(struct mmr_priv *p, char *err, size_t len);
