@@ -31,9 +31,13 @@
  * good part of the walk; a move_pages() call under emulation takes
  * milliseconds) while a page's move is microseconds of it, so m0 and m1
  * alone would leave out moves that were inside: a watcher thread, on the
- * protector's CPU, reads the hot pages' PFNs during the call, and each
- * page's move is timed between the last read that saw its old frame and
- * the first that saw another.
+ * protector's CPU, reads the hot pages' PFNs during the call, and a page
+ * that it saw at its old frame and then at another had moved by that
+ * read.  Only the end is narrowed: the watcher reads this process's PTE,
+ * which the kernel's rmap walk unmaps after the writers' (fork() put the
+ * child's VMA after the parent's), so the last read of the old frame says
+ * nothing of when the writers' PTE was taken; the new frame in ours says
+ * the copy was done.
  *
  * Its CPU: its own where the line-up has one; else the protector's, never
  * a writer's (a switch to this process there loads another page table
@@ -63,6 +67,7 @@
 #include "mix.h"
 #include "mmrace.h"
 #include "mutant.h"
+#include "pagemap.h"
 #include "timing.h"
 
 #define SPIN_BEFORE_SLEEP_NS 20000ull
@@ -78,8 +83,9 @@ struct move_watch {
 	pthread_cond_t wake;
 	struct mmr_priv *p;
 	int fd;			/* the migrator's pagemap */
-	uint64_t pass;		/* n while walk n's pass runs, else 0 */
-	uint64_t after[MMR_MAX_HOT], before[MMR_MAX_HOT];	/* walk pass's, so far */
+	uint64_t pass;		/* n while walk n's call runs, else 0 */
+	bool seen_old[MMR_MAX_HOT];	/* this call: a read saw the page's old frame */
+	uint64_t before[MMR_MAX_HOT];	/* then the end of the first read that saw another */
 	uint64_t polls;
 };
 
@@ -192,25 +198,30 @@ static long migrate(const struct mmr_priv *p, char *base, uint64_t n, void **pag
 	return mbind(base, (size_t)p->hot * MMR_PAGE, MPOL_LOCAL, NULL, 0, MPOL_MF_MOVE_ALL);
 }
 
-/* One read of the hot pages' PFNs during walk n's call, lock held: a page
- * still at its old frame moved after t0; one at another moved before t1.
+/* One read of the hot pages' PFNs during walk n's call, lock held (one
+ * pread: their entries are contiguous).  A page seen at its old frame and
+ * now at another had moved by t1; one never seen at its old frame during
+ * the call may have moved before it, and is left to the call's return.
  * An entry with no frame (a migration entry: the page in motion) says
- * neither. */
+ * nothing. */
 static void watch_once(struct move_watch *w, uint64_t n)
 {
 	const struct mmr_priv *p = w->p;
-	uint64_t pfn[MMR_MAX_HOT], t0 = mmt_now_ns(), t1;
+	uint64_t e[MMR_MAX_HOT], t1;
+	const ssize_t len = (ssize_t)(p->hot * sizeof(e[0]));
 
-	read_pfns(w->fd, p->region, p->hot, pfn);
+	if (pread(w->fd, e, (size_t)len, (off_t)((uintptr_t)p->region / MMR_PAGE * sizeof(e[0]))) != len)
+		return;
 	t1 = mmt_now_ns();
 	for (unsigned i = 0; i < p->hot; i++) {
-		uint64_t old = p->ctl->pfn_before[n & 1][i];
+		const uint64_t old = p->ctl->pfn_before[n & 1][i];
+		const uint64_t pfn = e[i] & MMT_PM_PRESENT ? e[i] & MMT_PM_PFN_MASK : 0;
 
-		if (!pfn[i] || !old || w->before[i] != UINT64_MAX)
+		if (!pfn || !old || w->before[i] != UINT64_MAX)
 			continue;
-		if (pfn[i] == old)
-			w->after[i] = t0;
-		else
+		if (pfn == old)
+			w->seen_old[i] = true;
+		else if (w->seen_old[i])
 			w->before[i] = t1;
 	}
 	w->polls++;
@@ -245,7 +256,7 @@ static void watch_begin(struct move_watch *w, uint64_t n)
 {
 	pthread_mutex_lock(&w->lock);
 	for (unsigned i = 0; i < w->p->hot; i++) {
-		w->after[i] = 0;
+		w->seen_old[i] = false;
 		w->before[i] = UINT64_MAX;
 	}
 	w->pass = n;
@@ -253,9 +264,9 @@ static void watch_begin(struct move_watch *w, uint64_t n)
 	pthread_mutex_unlock(&w->lock);
 }
 
-/* After walk n's move, between m0 and m1: each page's move no earlier
- * than the call and no later than its return, narrowed where the watcher
- * saw more (w NULL: no watcher, the call's times). */
+/* After walk n's move, between m0 and m1: each page's move done no later
+ * than the call's return, or than the read that saw it moved (w NULL: no
+ * watcher, the call's return). */
 static void watch_end(struct move_watch *w, struct mmr_ctl *c, unsigned hot, uint64_t n)
 {
 	if (w) {
@@ -263,11 +274,7 @@ static void watch_end(struct move_watch *w, struct mmr_ctl *c, unsigned hot, uin
 		w->pass = 0;
 	}
 	for (unsigned i = 0; i < hot; i++) {
-		uint64_t after = w && w->after[i] > c->m0 ? w->after[i] : c->m0;
-		uint64_t before = w && w->before[i] < c->m1 ? w->before[i] : c->m1;
-
-		c->move_after[n & 1][i] = after;
-		c->move_before[n & 1][i] = before;
+		c->move_before[n & 1][i] = w && w->before[i] < c->m1 ? w->before[i] : c->m1;
 	}
 	if (w) {
 		c->watch_polls = w->polls;
@@ -283,20 +290,23 @@ static void watch_end(struct move_watch *w, struct mmr_ctl *c, unsigned hot, uin
 static struct move_watch *watch_start(struct mmr_priv *p, int fd)
 {
 	static struct move_watch w;
+	pthread_attr_t attr;
 	pthread_t t;
+	int rc;
 
-	if (fd < 0 || !p->pagemap)
+	if (fd < 0 || !p->pagemap || pthread_attr_init(&attr))
 		return NULL;
 	w.p = p;
 	w.fd = fd;
 	pthread_mutex_init(&w.lock, NULL);
 	pthread_cond_init(&w.wake, NULL);
-	if (pthread_create(&t, NULL, watch_main, &w))
-		return NULL;
-	pthread_detach(t);
-	if (READ_ONCE(p->ctl->protector_cpu) >= 0)
-		mmt_pin_thread(t, READ_ONCE(p->ctl->protector_cpu));
-	return &w;
+	/* Pinned from its start, or not at all: nowhere else is sure not
+	 * to be a writer's CPU. */
+	rc = mmt_pin_attr(&attr, READ_ONCE(p->ctl->protector_cpu)) ||
+	     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) ||
+	     pthread_create(&t, &attr, watch_main, &w);
+	pthread_attr_destroy(&attr);
+	return rc ? NULL : &w;
 }
 
 /* The control's wait: only once mprotect has returned, its flush done,
@@ -380,14 +390,14 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 		cpu0 = sched_getcpu();
 		/* moving brackets m0..m1: a writer's store between its two
 		 * reads of n ran while the call was moving the pages. */
-		smp_store_release(&c->moving, n);
-		if (watch)
+		if (watch)	/* outside moving's bracket: no store "while moving" */
 			watch_begin(watch, n);
+		smp_store_release(&c->moving, n);
 		c->m0 = mmt_now_ns();
 		rc = migrate(p, base, n, pages, nodes, status);
 		c->m1 = mmt_now_ns();
-		watch_end(watch, c, p->hot, n);
 		smp_store_release(&c->moving, 0);
+		watch_end(watch, c, p->hot, n);
 		cpu1 = sched_getcpu();
 		c->migrator_cpu = cpu0 == cpu1 ? cpu0 : -1;
 		k1 = kernel_window(kfd);

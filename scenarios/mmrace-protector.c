@@ -119,10 +119,10 @@ static void judge_walk(struct mmr_priv *p, uint64_t n, uint64_t moved, int migra
 }
 
 /*
- * The hot pages that moved in walk n strictly between t0 and t1: seen at
- * their old frame after t0 and at another before t1 (the migrator's
- * move_after and move_before), so inside the walk less the guard at
- * either end, where no flush can be pending.
+ * The hot pages that moved in walk n strictly between t0 and t1: by a
+ * call that began after t0, done before t1 (the call's return, or the
+ * migrator's watcher's read that saw the page moved), so inside the walk
+ * less the guard at either end, where no flush can be pending.
  */
 static uint64_t moved_inside(const struct mmr_priv *p, uint64_t n, uint64_t t0, uint64_t t1)
 {
@@ -130,8 +130,10 @@ static uint64_t moved_inside(const struct mmr_priv *p, uint64_t n, uint64_t t0, 
 	const unsigned b = n & 1;
 	uint64_t in = 0;
 
+	if (c->m0 <= t0)
+		return 0;
 	for (unsigned i = 0; i < p->hot; i++)
-		in += mmr_page_moved(c, b, i) && c->move_after[b][i] > t0 && c->move_before[b][i] < t1;
+		in += mmr_page_moved(c, b, i) && c->move_before[b][i] < t1;
 	return in;
 }
 
@@ -234,7 +236,7 @@ void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
 			p->migrate_ns_ema = p->migrate_ns_ema ?
 				p->migrate_ns_ema * 0.9 + 0.1 * (double)(m1 - m0) : (double)(m1 - m0);
 			moved_in_walk = moved_inside(p, n, p0 + g, p1 - g);
-			if (moved_in_walk && !(m0 > p0 + g && m1 + g < p1))
+			if (moved_in_walk && m1 + g >= p1)
 				p->in_window_by_watch += moved_in_walk;
 			p->outside_window += moved - moved_in_walk;
 			/* The kernel's own word, where it can give it. */

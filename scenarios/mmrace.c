@@ -36,9 +36,9 @@
  * Evidence that can be false: a page's migration is in the window only if
  * it began more than the guard after the walk's start and ended more than
  * the guard before its return (migrations_in_window): the migrate call's
- * times, narrowed by the migrator's watcher's reads of the page's frame
- * during the call (the last that saw the old frame, the first that saw
- * another), since a call can run over the walk's ends.  It raced
+ * start, and its return or, sooner, the migrator's watcher's read that saw
+ * the page at a new frame after its old one (a call can run over the
+ * walk's end).  It raced
  * only if, besides, a writer on another CPU than the migrator's stored to
  * the pages, unfaulted, while the call ran (migrations_raced: both CPUs
  * sampled around the stores and the call).  A race run is conclusive only
@@ -1085,7 +1085,7 @@ static const struct mmt_metric metrics[] = {
 	MMT_COUNT_ROW("migrations_in_window_no_store", "migrations", "in the window, but no store landed while the page moved"),
 	MMT_COUNT_ROW("migrations_outside_window", "migrations", "migrations with no walk in progress"),
 	MMT_COUNT_ROW("migrations_in_window_by_watch", "migrations",
-	      "of migrations_in_window, those whose migrate call ran over the walk's start or end but whose own move the watcher's reads put inside it"),
+	      "of migrations_in_window, those whose migrate call ran over the walk's end but whose move the watcher's reads saw done inside it"),
 	MMT_MAYBE_ROW("move_watch_polls", MMT_METRIC_COUNT, "reads",
 	      "the migrator's watcher's reads of the hot pages' frames during its calls, which time each page's move; null without PFNs (not root)"),
 	MMT_COUNT_ROW("stores_while_moving", "stores", "stores that completed while their page was being moved"),

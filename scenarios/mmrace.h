@@ -113,10 +113,9 @@ struct mmr_ctl {
 	/* Double-buffered by walk (n & 1): the child reads walk n+1's "before"
 	 * while the writers still report walk n's mismatches. */
 	uint64_t pfn_before[2][MMR_MAX_HOT], pfn_after[2][MMR_MAX_HOT];
-	/* When each hot page moved in walk n, CLOCK_MONOTONIC ns: after
-	 * move_after and before move_before: the migrate call's m0 and m1,
-	 * narrowed by the watcher's reads of the page's frame during it. */
-	uint64_t move_after[2][MMR_MAX_HOT], move_before[2][MMR_MAX_HOT];
+	/* When each hot page's move was done in walk n, CLOCK_MONOTONIC ns:
+	 * the migrate call's m1, or the watcher's read that saw it moved. */
+	uint64_t move_before[2][MMR_MAX_HOT];
 	uint64_t watch_polls;		/* child: the watcher's reads of the PFNs */
 };
 
@@ -189,7 +188,7 @@ struct mmr_priv {
 	 * migrator's CPU did (same_cpu), or no writer stored at all. */
 	uint64_t raced, in_window_same_cpu, in_window_no_store;
 	/* In the window by their own move's time, though the migrate call
-	 * ran over the walk's start or end (the migrator's watcher). */
+	 * ran over the walk's end (the migrator's watcher). */
 	uint64_t in_window_by_watch;
 	uint64_t raced_at_first_lost;	/* raced pages when a loss was first known (a
 					 * walk late: at most one walk's more than the

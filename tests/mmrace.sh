@@ -68,15 +68,14 @@ fi
 inw=$(get "$f" runs.0.metrics.migrations_in_window)
 [ "$inw" -gt 0 ]
 ok $? "race: pages migrated strictly inside mprotect walks ($inw, $(get "$f" runs.0.metrics.migrations_outside_window) outside)"
-# A call can run over a walk's end: the migrator's watcher reads the hot
-# pages' frames during it and times each page's move.  Those it puts in a
-# window are some of migrations_in_window; the control's calls begin after
-# the walk returned, so none of its moves can be put inside.
+# A call can run over a walk's end: the migrator's watcher (root: PFNs)
+# reads the hot pages' frames during it and sees a move done sooner.  The
+# control's calls begin after the walk returned: its watcher reads as
+# much, and nothing of it may be put inside a walk.
 polls=$(get "$f" runs.0.metrics.move_watch_polls)
-bywatch=$(get "$f" runs.0.metrics.migrations_in_window_by_watch)
-[ "$polls" -gt 0 ] && [ "$bywatch" -le "$inw" ] &&
-	[ "$(get "$f" runs.1.metrics.migrations_in_window_by_watch)" -eq 0 ] && [ "$(get "$f" runs.1.metrics.move_watch_polls)" -gt 0 ]
-ok $? "race: the watcher read the hot pages' frames $polls times during the calls, $bywatch pages in a window by their own move's time alone; the control's watcher put none inside"
+[ "$polls" -gt 0 ] && [ "$(get "$f" runs.1.metrics.move_watch_polls)" -gt 0 ] &&
+	[ "$(get "$f" runs.1.metrics.migrations_in_window_by_watch)" -eq 0 ]
+ok $? "race: the watcher read the hot pages' frames $polls times during the calls ($(get "$f" runs.0.metrics.migrations_in_window_by_watch) pages in a window by its reads alone); the control's watcher read them too and put none inside"
 if [ "$raced" -gt 0 ]; then
 	ok 0 "race: a writer on another CPU stored to pages while they moved inside a walk ($raced of $inw pages)"
 else
@@ -214,9 +213,8 @@ else
 		# A pass can outlast the walk: each page's move is timed by the
 		# watcher's reads of its frame during the pass.
 		polls=$(get "$f" runs.0.metrics.move_watch_polls)
-		bywatch=$(get "$f" runs.0.metrics.migrations_in_window_by_watch)
-		[ "$polls" -gt 0 ] && [ "$bywatch" -le "$(get "$f" runs.0.metrics.migrations_in_window)" ]
-		ok $? "race-compaction: the watcher read the hot pages' frames $polls times during the passes; $bywatch pages in a window by their own move's time alone"
+		[ "$polls" -gt 0 ]
+		ok $? "race-compaction: the watcher read the hot pages' frames $polls times during the passes ($(get "$f" runs.0.metrics.migrations_in_window_by_watch) pages in a window by its reads alone)"
 	fi
 fi
 [ "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)" = "$nb_before" ]
