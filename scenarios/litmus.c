@@ -467,7 +467,8 @@ _Static_assert(LK_HSLOTS == 64 && LK_MAXH < 255, "key_slot's shift, slot[]'s wid
  * Outcomes come in no order, so a search through the entries mispredicts
  * its way to the one that matches: the entry's slot, by the key's hash,
  * is found at once and its check nearly always holds (issue 33). */
-static unsigned entry_of(struct lk_hist *h, const int64_t *key, unsigned nkeys, bool pos)
+static inline __attribute__((always_inline)) unsigned entry_of(struct lk_hist *h, const int64_t *key, unsigned nkeys,
+							       bool pos)
 {
 	unsigned s = key_slot(key, nkeys), e = h->slot[s];
 
@@ -487,29 +488,51 @@ static unsigned entry_of(struct lk_hist *h, const int64_t *key, unsigned nkeys, 
 	return e;
 }
 
-static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to, int sync)
+/* The counting loop for nkeys keys: always inlined, so that where nkeys
+ * is a constant (count()'s cases) the key's hash and compare are
+ * straight-line code, and its sums stay in registers (the test's calls
+ * could write anywhere, so h's own fields would be reloaded per outcome). */
+static inline __attribute__((always_inline)) void count_n(const struct lk_test *t, const struct lk_ctx *c,
+							  struct lk_hist *h, uint64_t from, uint64_t to,
+							  int sync, const unsigned nkeys)
 {
-	const struct lk_test *t = p->test;
-	const unsigned nkeys = t->nkeys;
+	uint64_t iters = 0, wit = 0, filtered = 0, other = 0;
 
 	for (uint64_t i = from; i < to; i++) {
 		int64_t key[LK_MAXK];
 		unsigned e;
 		bool pos;
 
-		t->observe(&p->ctx, i, key);
+		t->observe(c, i, key);
 		if (t->filter && !t->filter(key)) {
-			h->filtered++;
+			filtered++;
 			continue;
 		}
 		pos = t->exists(key);
-		h->iters[sync]++;
-		h->wit[sync] += pos;
+		iters++;
+		wit += pos;
 		e = entry_of(h, key, nkeys, pos);
 		if (e == LK_MAXH)
-			h->other++;
+			other++;
 		else
 			h->e[e].count++;
+	}
+	h->iters[sync] += iters;
+	h->wit[sync] += wit;
+	h->filtered += filtered;
+	h->other += other;
+}
+
+static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to, int sync)
+{
+	const struct lk_test *t = p->test;
+
+	switch (t->nkeys) {
+	case 1: count_n(t, &p->ctx, h, from, to, sync, 1); break;
+	case 2: count_n(t, &p->ctx, h, from, to, sync, 2); break;
+	case 3: count_n(t, &p->ctx, h, from, to, sync, 3); break;
+	case 4: count_n(t, &p->ctx, h, from, to, sync, 4); break;
+	default: count_n(t, &p->ctx, h, from, to, sync, t->nkeys); break;
 	}
 }
 
@@ -663,16 +686,24 @@ static void calibrate_batch(struct priv *p, struct mmt_worker *w, uint64_t batch
  * this thread's share. */
 static void reset_locations(struct lk_ctx *c, const struct lk_test *t, unsigned me)
 {
-	uint64_t from = c->batch * me / c->nthreads, to = c->batch * (me + 1) / c->nthreads;
+	const uint64_t from = c->batch * me / c->nthreads, to = c->batch * (me + 1) / c->nthreads;
+	const size_t iter_bytes = c->iter_bytes, var_bytes = c->var_bytes;
+	const unsigned nvars = t->nvars;
+	uint64_t init[LK_MAXV];
+	size_t addr_of[LK_MAXV];	/* an address's offset in the iteration, or 0: a value */
+	char *base = c->mem + from * iter_bytes;
 
-	for (uint64_t i = from; i < to; i++)
-		for (unsigned v = 0; v < t->nvars; v++) {
-			uint64_t *loc = (uint64_t *)(c->mem + i * c->iter_bytes + v * c->var_bytes);
-
-			*loc = t->init_addr[v] >= 0
-				? (uint64_t)(uintptr_t)(c->mem + i * c->iter_bytes + (size_t)t->init_addr[v] * c->var_bytes)
-				: (uint64_t)t->init[v];
-		}
+	/* In locals: the stores below are uint64_t, as the test's init[] and
+	 * the context's fields may be, so the compiler would reload them all
+	 * after every store. */
+	for (unsigned v = 0; v < nvars; v++) {
+		init[v] = (uint64_t)t->init[v];
+		addr_of[v] = t->init_addr[v] >= 0 ? (size_t)t->init_addr[v] * var_bytes + 1 : 0;
+	}
+	for (uint64_t i = from; i < to; i++, base += iter_bytes)
+		for (unsigned v = 0; v < nvars; v++)
+			*(uint64_t *)(base + v * var_bytes) =
+				addr_of[v] ? (uint64_t)(uintptr_t)(base + addr_of[v] - 1) : init[v];
 }
 
 /* This thread's share of the batch's outcomes (c->ran: the whole batch,
