@@ -224,7 +224,6 @@ static void watch_once(struct move_watch *w, uint64_t n)
 		else if (w->seen_old[i])
 			w->before[i] = t1;
 	}
-	w->polls++;
 }
 
 static void *watch_main(void *arg)
@@ -238,6 +237,7 @@ static void *watch_main(void *arg)
 
 		if (w->pass) {
 			watch_once(w, w->pass);
+			w->polls++;	/* the thread's reads, not watch_begin()'s */
 			pthread_mutex_unlock(&w->lock);
 			nanosleep(&period, NULL);
 			pthread_mutex_lock(&w->lock);
@@ -251,7 +251,10 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-/* Before walk n's move: every page's move unknown, the watcher told. */
+/* Before walk n's move: every page's move unknown, a first read made
+ * here (the watcher, on the protector's CPU, may get no CPU until the
+ * call is well under way: a page it first sees moved it cannot time),
+ * the watcher told. */
 static void watch_begin(struct move_watch *w, uint64_t n)
 {
 	pthread_mutex_lock(&w->lock);
@@ -259,6 +262,7 @@ static void watch_begin(struct move_watch *w, uint64_t n)
 		w->seen_old[i] = false;
 		w->before[i] = UINT64_MAX;
 	}
+	watch_once(w, n);
 	w->pass = n;
 	pthread_cond_signal(&w->wake);
 	pthread_mutex_unlock(&w->lock);
@@ -362,6 +366,20 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 	watch = watch_start(p, fd);
 	for (unsigned i = 0; i < p->hot; i++)
 		pages[i] = base + (size_t)i * MMR_PAGE;
+	/* Two moves before walk 1, timed (to walk 0's target and back to
+	 * walk 1's source), so that the protector's first delay knows how
+	 * long a call takes; race-compaction's pass was timed in prepare. */
+	if (p->variant != V_RACE_COMPACTION)
+		for (uint64_t k = 1; k < 3 && !READ_ONCE(c->stop); k++) {
+			uint64_t t0;
+
+			for (unsigned i = 0; i < p->hot; i++)
+				(void)READ_ONCE(*(volatile uint64_t *)pages[i]);
+			t0 = mmt_now_ns();
+			migrate(p, base, k & 1, pages, nodes, status);
+			t0 = mmt_now_ns() - t0;
+			c->first_move_ns = t0 > c->first_move_ns ? t0 : c->first_move_ns;
+		}
 
 	for (uint64_t n = 1; !READ_ONCE(c->stop); n++) {
 		uint64_t delay;

@@ -211,6 +211,8 @@ void mmr_protector(struct mmr_priv *p, struct mmt_worker *wk)
 			break;
 		if (migrate && !wait_for(p, &c->child_ready, n, "the migrator to be ready"))
 			break;
+		if (n == 1 && !p->migrate_ns_ema)
+			p->migrate_ns_ema = (double)c->first_move_ns;
 		/* Land the migration anywhere in the walk (LTP fuzzy-sync
 		 * style): a random delay below the walk's length less the
 		 * migration's. */

@@ -568,6 +568,16 @@ static int mmrace_prepare(struct mmt_run *run)
 	if (p->variant == V_RACE_COMPACTION && actor_on(p, "migrator"))
 		lengthen_walk(p);
 	p->guard_ns = mmr_calibrate_guard(p);
+	/* The first walk's delay needs a walk's length and a move's: the
+	 * walk measured here (race-compaction's move: its pass), the move by
+	 * the migrator before walk 1 (mmrace-migrator.c).  Without them the
+	 * first call began at the walk's start and ran over its end. */
+	if (actor_on(p, "migrator")) {
+		uint64_t walk = timed_walk(p, p->region_len), again = timed_walk(p, p->region_len);
+
+		p->walk_ns_ema = (double)(walk < again ? walk : again);
+		p->migrate_ns_ema = (double)p->pass_ns;
+	}
 	find_window_counter(p);
 	if (mmr_install_segv(p))
 		return -1;

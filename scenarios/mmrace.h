@@ -117,6 +117,7 @@ struct mmr_ctl {
 	 * the migrate call's m1, or the watcher's read that saw it moved. */
 	uint64_t move_before[2][MMR_MAX_HOT];
 	uint64_t watch_polls;		/* child: the watcher's reads of the PFNs */
+	uint64_t first_move_ns;		/* child: its calls before walk 1, the longer (0: none) */
 };
 
 struct mmr_mismatch {
