@@ -23,9 +23,9 @@
  * t0 + i * --period cycles, plus a random --delay), or all three in turn
  * with witnesses counted per mode.  By default the tsc period and P0's
  * userfence wait follow the one-way latency between P0 and P1, measured
- * before every batch and filtered by harness/sync-tune.c: the host moves
- * the vCPUs between placements whose latencies differ tenfold, and a
- * period right for one is wrong for the others (issue 16).  Each run of
+ * before a batch every LK_CALIBRATE_NS and filtered by harness/sync-tune.c:
+ * the host moves the vCPUs between placements whose latencies differ
+ * tenfold, and a period right for one is wrong for the others (issue 16).  Each run of
  * batches at one tuned latency is a segment of the record's sync_track.
  * The registers and final values an outcome names are stored per
  * iteration and counted after each batch, outside the racing loop.
@@ -75,6 +75,11 @@ static const char *const sync_option_names[] = { "none", "userfence", "tsc", "al
 #define LK_FALLBACK_PERIOD 300	/* adaptive with one thread: nothing to measure */
 #define LK_FIRST_BATCH 64	/* iterations of a run's first batch, at most */
 #define LK_BATCH_NS 50000000.0	/* what a batch should last: the next grows or shrinks to it */
+/* The latency is measured again before a batch once this long has passed
+ * since the last measure: a move of the vCPUs (every few seconds) is
+ * followed within it, and a batch of 10000 fast iterations (0.5 ms) no
+ * longer pays 40 round trips each time (2% of SB's samples, issue 33). */
+#define LK_CALIBRATE_NS 10000000.0
 #define LK_ADDR_TAG (-1000)
 #define LK_ADDR_OF(j) (LK_ADDR_TAG - (j))
 #define LK_INIT_ADDR(j) LK_ADDR_OF(j)
@@ -87,6 +92,7 @@ struct lk_ctx {
 	uint64_t cut_wait;	/* cycles a stop may wait for the first batch */
 	uint64_t stop_seen;	/* P0: when it first saw the stop request */
 	bool first_done;
+	bool calibrate;		/* P0: this batch measures the latency first */
 	int sync;
 	uint64_t t0, period, delay, gen;
 	uint64_t uf_delay;	/* userfence: P0's wait after releasing the others */
@@ -302,8 +308,8 @@ static const struct mmt_option options[NR_OPTIONS] = {
 		       sync_option_names },
 	[OPT_STRIDE] = { "stride", "cache lines per location (each iteration's locations are apart)", 1, 1, 64 },
 	[OPT_BATCH] = { "batch", "iterations per batch, at most: a run's batches grow from 64 (4x at a time) while they last under 50 ms, so a stop never waits long for the batch under way", 10000, 16, 10000000 },
-	[OPT_PERIOD] = { "period", "tsc: cycles between iterations, fixed (0: adaptive, from the one-way latency measured before each batch)", 0, 0, 1000000 },
-	[OPT_DELAY] = { "delay", "tsc: up to this many cycles of random delay for threads other than P0; userfence: cycles P0 waits after releasing the others (0: the one-way latency measured before each batch)", 0, 0, 1000000 },
+	[OPT_PERIOD] = { "period", "tsc: cycles between iterations, fixed (0: adaptive, from the one-way latency measured between batches, every 10 ms)", 0, 0, 1000000 },
+	[OPT_DELAY] = { "delay", "tsc: up to this many cycles of random delay for threads other than P0; userfence: cycles P0 waits after releasing the others (0: the one-way latency measured between batches, every 10 ms)", 0, 0, 1000000 },
 };
 
 enum { OUT_NEG, OUT_POS, NR_OUTCOMES };
@@ -337,7 +343,8 @@ struct priv {
 	const struct lk_test *test;
 	int prim, sync_opt;
 	bool adapt_period, adapt_wait;	/* --period 0, --delay 0: follow the latency */
-	bool measure;			/* calibrate before every batch */
+	bool measure;			/* calibrate before a batch, every LK_CALIBRATE_NS */
+	uint64_t calibrated_at;		/* P0: cycles, the last calibration's end */
 	uint64_t done, cut;
 	struct mmt_tune tune;
 	uint64_t max_level;		/* cycles: MMT_TUNE_MAX_ONE_WAY_NS */
@@ -663,16 +670,19 @@ static void calibrate_first(struct priv *p, struct mmt_worker *w)
 	}
 }
 
-/* The period and the wait follow this batch's latency, not the run's
- * start: a move of the vCPUs re-tunes them (issue 16). */
+/* The period and the wait follow the latency measured at most
+ * LK_CALIBRATE_NS ago, not the run's start: a move of the vCPUs re-tunes
+ * them (issue 16).  c->calibrate, set by P0 before the batch's first
+ * barrier, tells P1 whether to answer. */
 static void calibrate_batch(struct priv *p, struct mmt_worker *w, uint64_t batches)
 {
-	if (p->measure && w->id < 2) {
+	if (p->ctx.calibrate && w->id < 2) {
 		uint64_t x;
 
 		mmt_worker_at(w, "litmus calibration ping-pong");
 		x = calibrate(&p->ctx, w->id, 5, 8, (batches + 1) * 1024);
 		if (w->id == 0) {
+			p->calibrated_at = mmt_cycles();
 			mmt_tune_sample(&p->tune, x);
 			apply_level(p);
 			segment_for(p, batches, x);
@@ -777,6 +787,8 @@ static void litmus_worker(struct mmt_worker *w)
 				c->batch = next_batch(p, mmt_cycles() - p->batch_start, w->run->cycles_per_ns);
 			c->gen = p->gen_next;
 			p->gen_next += c->batch;
+			c->calibrate = p->measure && (!batches || mmt_cycles() - p->calibrated_at >=
+							  (uint64_t)(LK_CALIBRATE_NS * w->run->cycles_per_ns));
 		}
 		barrier_wait(c, w, true);
 		if (!READ_ONCE(c->go_on))

@@ -217,7 +217,7 @@ run litmus --test SB --primitives kernel --sync 1 --duration 200ms --output "$sc
 [ "$rc" -eq 0 ] && [ "$(get "$scratch/uf.json" runs.0.metrics.sync_track.userfence_wait)" = adaptive ] &&
 	[ "$(get "$scratch/uf.json" runs.0.metrics.sync_track.samples)" -ge 2 ] &&
 	[ "$(get "$scratch/uf.json" runs.0.metrics.sync_track.segments.0.userfence_wait_cycles)" -gt 0 ]
-ok $? "--sync 1: the wait is re-measured every batch and recorded ($(get "$scratch/uf.json" runs.0.metrics.sync_track.samples) samples, first wait $(get "$scratch/uf.json" runs.0.metrics.sync_track.segments.0.userfence_wait_cycles) cycles)"
+ok $? "--sync 1: the wait is re-measured during the run and recorded ($(get "$scratch/uf.json" runs.0.metrics.sync_track.samples) samples, first wait $(get "$scratch/uf.json" runs.0.metrics.sync_track.segments.0.userfence_wait_cycles) cycles)"
 
 # Default options: the tsc period follows the latency, per segment of
 # batches; SB is still seen (a loaded machine can pass 300 ms without an
