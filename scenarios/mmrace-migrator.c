@@ -277,9 +277,8 @@ static void watch_end(struct move_watch *w, struct mmr_ctl *c, unsigned hot, uin
 		pthread_mutex_lock(&w->lock);
 		w->pass = 0;
 	}
-	for (unsigned i = 0; i < hot; i++) {
+	for (unsigned i = 0; i < hot; i++)
 		c->move_before[n & 1][i] = w && w->before[i] < c->m1 ? w->before[i] : c->m1;
-	}
 	if (w) {
 		c->watch_polls = w->polls;
 		pthread_mutex_unlock(&w->lock);

@@ -82,7 +82,7 @@ judged_clean() {
 
 huge_before=$(cat /proc/sys/vm/nr_hugepages 2>/dev/null)
 f="$scratch/race.json"
-run pmdshare --variant shared-punch,unshared-punch --duration 2s --output "$f"
+run_sysctls "$f" pmdshare --variant shared-punch,unshared-punch --duration 2s
 printf '%s\n' "$out" | sed 's/^/# /'
 if [ "$(get "$f" runs.0.status)" = skipped ]; then
 	skip "pmdshare skipped here: $(get "$f" runs.0.reason)"
