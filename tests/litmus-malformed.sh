@@ -330,22 +330,37 @@ n=$(wc -l <"$scratch/manifest")
 [ "$n" -ge 30 ]
 ok $? "$n malformed variants generated"
 
+# One front-end run over all of them, as a user checks a directory: each
+# rejected variant gets its one line FILE:LINE:COL: REASON and the others
+# none, and under --strict the run exits 1 and writes nothing.  (A run per
+# file is the same compile_one() per file, at a Python start each: 113 of
+# them were a third of this test's time.)
+"$py" "$gen" --strict -o "$scratch/all.h" "$scratch/v" >/dev/null 2>"$scratch/all.err"
+grc=$?
+[ "$grc" -eq 1 ] && [ ! -e "$scratch/all.h" ]
+ok $? "--strict over all $n variants: exit $grc, nothing written"
+line_of() { grep "^$1\\.litmus:" "$scratch/all.err"; }  # line_of NAME: its line from that run
 while read -r name kind clean; do
-	f="$scratch/v/$name.litmus"
-	"$py" "$gen" --strict -o "$scratch/one.h" "$f" >/dev/null 2>"$scratch/one.err"
-	grc=$?
-	lines=$(wc -l <"$scratch/one.err")
+	lines=$(grep -c "^$name\\.litmus:" "$scratch/all.err")
 	if [ "$kind" = E ]; then
-		[ "$grc" -eq 1 ] && [ "$lines" -eq 1 ] && grep -Eq "^$name\\.litmus:[0-9]+:[0-9]+: [^ ]" "$scratch/one.err" &&
-			[ ! -e "$scratch/one.h" ]
-		ok $? "$name: rejected in one line, nothing written ($(cat "$scratch/one.err"))"
+		[ "$lines" -eq 1 ] && grep -Eq "^$name\\.litmus:[0-9]+:[0-9]+: [^ ]" "$scratch/all.err"
+		ok $? "$name: rejected in one line ($(line_of "$name"))"
 	else
-		[ "$grc" -eq 0 ] && [ "$lines" -eq 0 ]
-		ok $? "$name: accepted ($(head -c 200 "$scratch/one.err"))"
-		cp "$f" "$scratch/alt/"
+		[ "$lines" -eq 0 ]
+		ok $? "$name: accepted"
+		cp "$scratch/v/$name.litmus" "$scratch/alt/"
 	fi
-	rm -f "$scratch/one.h"
 done <"$scratch/manifest"
+rejected=$(awk '$2 == "E"' "$scratch/manifest" | wc -l)
+[ "$(wc -l <"$scratch/all.err")" -eq "$rejected" ]
+ok $? "no line but the $rejected rejected variants' ($(wc -l <"$scratch/all.err") lines)"
+# ... and a file given alone is the same: exit 1, its line, nothing written.
+"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/truncated-exists.litmus" >/dev/null 2>"$scratch/one.err"
+grc=$?
+[ "$grc" -eq 1 ] && [ ! -e "$scratch/one.h" ] && cmp -s "$scratch/one.err" - <<EOF
+$(line_of truncated-exists)
+EOF
+ok $? "one rejected file alone: exit $grc, the same one line, nothing written ($(cat "$scratch/one.err"))"
 
 "$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/ppc-assembly.litmus" 2>&1 |
 	grep -q '^ppc-assembly\.litmus:1:1: PPC assembly test: only C-litmus is supported'
@@ -356,57 +371,78 @@ make -s -C "$builddir" litmus-alt LITMUS_ALT="$scratch/alt" >"$scratch/make.out"
 mrc=$?
 [ "$mrc" -eq 0 ] || grep -m 5 -E 'error|litmus' "$scratch/make.out" | sed 's/^/# /'
 ok $mrc "the accepted variants build together ($(tail -n 1 "$scratch/make.out"))"
-outcomes() {  # outcomes FILE: the run's sorted outcome set, with whether each is a witness
-	python3 -c 'import json, sys
-r = json.load(open(sys.argv[1]))["runs"][0]
-print(r["status"], sorted((h["outcome"], h["exists"]) for h in r["metrics"]["histogram"]))' "$1"
-}
-while read -r name kind clean; do
-	[ "$kind" = A ] || continue
-	test=$(head -n 1 "$scratch/alt/$name.litmus" | tr -d '\r' | sed 's/^C //')
-	timeout -k 10 120 "$scratch/alt/mmtorture" litmus --test "$test" --primitives kernel --sync 0 \
-		--duration 50ms --output "$scratch/a.json" >/dev/null 2>"$scratch/a.err"
-	arc=$?
-	if [ "$clean" = no-condition ]; then
-		a=$(outcomes "$scratch/a.json")
-		[ "$arc" -eq 0 ] && [ "$a" = "ok [('', False)]" ]
-		ok $? "$name: runs, one outcome of no registers, never a witness ($a)"
-		continue
-	fi
-	case $clean in Locs1[06])	# every location where its thread stored it, read back, never a witness
-		a=$(outcomes "$scratch/a.json") n=${clean#Locs}
-		want=$(python3 -c 'import sys
-print("ok", [("; ".join("x%d=%d" % (k, k + 1) for k in range(int(sys.argv[1]))), False)])' "$n")
-		[ "$arc" -eq 0 ] && [ "$a" = "$want" ]
-		ok $? "$name: $n locations run, each holding its store ($a)"
-		;;
-	esac
-	if [ "$clean" = Regs ] || [ "$clean" = Keys10 ] || [ "$clean" = C11one ] || [ "$clean" = RegZero ] ||
-		[ "$clean" = Locs10 ] || [ "$clean" = Locs16 ]; then	# clean tests of the alternative build
-		timeout -k 10 120 "$scratch/alt/mmtorture" litmus --test "$clean" --primitives kernel --sync 0 \
-			--duration 50ms --output "$scratch/c.json" >/dev/null 2>&1
-	else
-		run litmus --test "$clean" --primitives kernel --sync 0 --duration 50ms --output "$scratch/c.json"
-	fi
-	a=$(outcomes "$scratch/a.json") c=$(outcomes "$scratch/c.json")
-	# IsLocked's outcomes, each with q, which nothing stores to, at 0
-	[ "$name" = condition-only-location ] && a=$(printf '%s' "$a" | sed "s/'q=0; /'/g")
-	# the expected value in P0's register e, where C11one has the location e
-	[ "$name" = c11-cas-expected-register ] && a=$(printf '%s' "$a" | sed "s/; 0:e=/; e=/g")
-	[ "$arc" -eq 0 ] && [ "$a" = "$c" ]
-	ok $? "$name: runs as $clean does ($a)"
-done <"$scratch/manifest"
+# test_of NAME: the test name a variant file declares (its C line)
+test_of() { head -n 1 "$scratch/alt/$1.litmus" | tr -d '\r' | sed 's/^C //'; }
+# Every test of the build in one invocation (the accepted variants, the
+# loops and arrays below, the clean tests written for it), and the other
+# clean tests in one: 50 ms a test either way, without a process start each.
+# Its exit status mixes the loops' INCONCLUSIVE in; each run's status is
+# compared instead.
+timeout -k 10 300 "$scratch/alt/mmtorture" litmus --primitives kernel --sync 0 \
+	--duration 50ms --output "$scratch/a.json" >/dev/null 2>"$scratch/a.err"
+arc=$?
+alt_clean="Regs Keys10 C11one RegZero Locs10 Locs16"
+cleans=$(awk '$2 == "A" && $3 != "no-condition" { print $3 }' "$scratch/manifest" | sort -u |
+	grep -vxF "$(printf '%s\n' $alt_clean)" | tr '\n' ',' | sed 's/,$//')
+run litmus --primitives kernel --sync 0 --duration 50ms --output "$scratch/c.json" --test "$cleans"
+[ -s "$scratch/a.json" ] && [ "$rc" -eq 0 ]
+ok $? "the alternative build's tests and the clean tests run (exit $arc, $rc: $(head -c 300 "$scratch/a.err"))"
+awk '$2 == "A" { print $1, $3 }' "$scratch/manifest" | while read -r name clean; do
+	printf '%s\t%s\t%s\n' "$name" "$(test_of "$name")" "$clean"
+done >"$scratch/pairs"
+# One line per variant: NAME ok|FAIL OUTCOMES, its outcomes set beside the
+# clean test's (each with whether it is a witness, and the run's status).
+python3 - "$scratch/pairs" "$scratch/a.json" "$scratch/c.json" >"$scratch/verdicts" <<'PY'
+import json, sys
+def outcomes(path):
+    out = {}
+    for r in json.load(open(path))["runs"]:
+        out[r["variant"].rsplit("/", 1)[0]] = "%s %s" % (
+            r["status"], sorted((h["outcome"], h["exists"]) for h in r["metrics"]["histogram"]))
+    return out
+a = outcomes(sys.argv[2])
+c = dict(a)	# the clean tests of the alternative build are among its runs
+c.update(outcomes(sys.argv[3]))
+for line in open(sys.argv[1]):
+    name, test, clean = line.rstrip("\n").split("\t")
+    got = a.get(test, "not run")
+    if clean == "no-condition":	# one outcome of no registers, never a witness
+        print(name, "ok" if got == "ok [('', False)]" else "FAIL", got, "(one outcome of no registers)")
+        continue
+    if clean in ("Locs10", "Locs16"):	# every location where its thread stored it, never a witness
+        n = int(clean[4:])
+        want = "ok %s" % [("; ".join("x%d=%d" % (k, k + 1) for k in range(n)), False)]
+        print(name, "ok" if got == want else "FAIL", got, "(%d locations, each holding its store)" % n)
+        continue
+    # IsLocked's outcomes, each with q, which nothing stores to, at 0
+    if name == "condition-only-location":
+        got = got.replace("'q=0; ", "'")
+    # the expected value in P0's register e, where C11one has the location e
+    if name == "c11-cas-expected-register":
+        got = got.replace("; 0:e=", "; e=")
+    want = c.get(clean, "not run")
+    print(name, "ok" if got == want else "FAIL", got, "" if got == want else "(%s: %s)" % (clean, want))
+PY
+while read -r name verdict rest; do
+	[ "$verdict" = ok ]
+	ok $? "$name: runs as its clean test does ($rest)"
+done <"$scratch/verdicts"
+[ "$(wc -l <"$scratch/verdicts")" -eq "$(wc -l <"$scratch/pairs")" ]
+ok $? "a verdict for each of the $(wc -l <"$scratch/pairs") accepted variants"
 
 # Loops and arrays: the outcomes herd7 lists, exactly (S), or for the
 # shipped racing tests a subset of them (Poll+unroll's flag is seen after
 # 0, 1 or 2 more reads, never unseen; SB+xchgs+array's elements keep their
 # places).  A test whose every execution is cut counts nothing, filters
 # out every iteration and is INCONCLUSIVE saying why (not INVALID).
-herd() {  # herd JSON NAME|- [ALLOWED...]: exactly expect.json's NAME, or within ALLOWED
+herd() {  # herd JSON TEST|- NAME|- [ALLOWED...]: TEST's runs (or all) are exactly expect.json's NAME, or within ALLOWED
 	python3 - "$@" "$scratch/expect.json" <<'PY'
 import json, sys
-path, name, allowed, expect = sys.argv[1], sys.argv[2], sys.argv[3:-1], sys.argv[-1]
-runs = json.load(open(path))["runs"]
+path, test, name, allowed, expect = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:-1], sys.argv[-1]
+runs = [r for r in json.load(open(path))["runs"] if test == "-" or r["variant"].rsplit("/", 1)[0] == test]
+if not runs:
+    print("no run of", test)
+    sys.exit(1)
 for r in runs:
     m = r["metrics"]
     seen = sorted((h["outcome"], h["exists"]) for h in m["histogram"])
@@ -425,17 +461,14 @@ PY
 }
 while read -r name kind clean; do
 	[ "$kind" = S ] || continue
-	test=$(head -n 1 "$scratch/alt/$name.litmus" | sed 's/^C //')
-	timeout -k 10 120 "$scratch/alt/mmtorture" litmus --test "$test" --primitives kernel --sync 0 \
-		--duration 50ms --output "$scratch/s.json" >/dev/null 2>&1
-	h=$(herd "$scratch/s.json" "$name")
+	h=$(herd "$scratch/a.json" "$(test_of "$name")" "$name")
 	ok $? "$name: herd7's outcomes ($h)"
 done <"$scratch/manifest"
 run litmus --test Poll+unroll --primitives all --sync 2 --duration 200ms --output "$scratch/p.json"
-h=$(herd "$scratch/p.json" - "0:n=0; 0:r0=1" "0:n=1; 0:r0=1" "0:n=2; 0:r0=1")
+h=$(herd "$scratch/p.json" - - "0:n=0; 0:r0=1" "0:n=1; 0:r0=1" "0:n=2; 0:r0=1")
 ok $? "Poll+unroll: within herd7's outcomes in every set, the flag never unseen ($(printf '%s' "$h" | tr '\n' ' '))"
 run litmus --test SB+xchgs+array --primitives all --sync 2 --duration 200ms --output "$scratch/p.json"
-h=$(herd "$scratch/p.json" - "a[1]=20; 0:r1=30; 1:r1=10; 0:r0=10; 1:r0=1" \
+h=$(herd "$scratch/p.json" - - "a[1]=20; 0:r1=30; 1:r1=10; 0:r0=10; 1:r0=1" \
 	"a[1]=20; 0:r1=30; 1:r1=10; 0:r0=2; 1:r0=1" "a[1]=20; 0:r1=30; 1:r1=10; 0:r0=2; 1:r0=30")
 ok $? "SB+xchgs+array: within herd7's outcomes in every set, each element in its place ($(printf '%s' "$h" | tr '\n' ' '))"
 # ... and its forbidden outcome is the ordering's: with xchg a plain load
@@ -460,7 +493,7 @@ else
 fi
 
 # Past LK_MAXV: the refusal gives the count, the limit and where it is set.
-"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/seventeen-locations.litmus" 2>"$scratch/one.err"
+line_of seventeen-locations >"$scratch/one.err"
 grep -q ':[0-9]*:[0-9]*: 17 memory locations (x0, .*): a test of the engine holds at most 16 (LK_MAXV in scenarios/litmus.c' "$scratch/one.err"
 ok $? "17 locations: refused with the count and the limit of 16 ($(cat "$scratch/one.err"))"
 
@@ -483,10 +516,10 @@ ok $? "250 tests: every one its own index, none wrapped"
 
 # A type with no location here is refused by name and reason, not as a
 # stray token.
-"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/int128-location.litmus" 2>"$scratch/one.err"
+line_of int128-location >"$scratch/one.err"
 grep -q ":[0-9]*:[0-9]*: type '__int128' is not supported: 128-bit locations" "$scratch/one.err"
 ok $? "__int128: the refusal names the type and the 64-bit limit ($(cat "$scratch/one.err"))"
-"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/atomic-int128.litmus" 2>"$scratch/one.err"
+line_of atomic-int128 >"$scratch/one.err"
 grep -q ":[0-9]*:[0-9]*: type '__int128' is not supported: 128-bit locations" "$scratch/one.err"
 ok $? "_Atomic __int128: the refusal names the 128-bit type, not _Atomic ($(cat "$scratch/one.err"))"
 # C11 orders and '&': the refusal says what is wrong
@@ -503,7 +536,7 @@ for v in "c11-unknown-order:is not a memory order: C11 has memory_order_relaxed"
 	"array-condition-out:index 3 is out of bounds of array 'a[3]' (herd7: 'Out of bounds access on array a')" \
 	"array-seventeen-locations:17 memory locations (a[0], a[1], a[2], b[0], " \
 	"loop-for:'for' is not in herd7's C: a litmus thread has 'if' and 'while' only"; do
-	"$py" "$gen" --strict -o "$scratch/one.h" "$scratch/v/${v%%:*}.litmus" 2>"$scratch/one.err"
+	line_of "${v%%:*}" >"$scratch/one.err"
 	grep -qF "${v#*:}" "$scratch/one.err"
 	ok $? "${v%%:*}: the refusal names the fault ($(cat "$scratch/one.err"))"
 done
