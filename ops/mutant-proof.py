@@ -88,8 +88,12 @@ def parse_args():
     ap.add_argument("--user-need", type=positive,
                     help="user-command runs per arm that must hold (default: 90%% of --user-runs, rounded up)")
     ap.add_argument("--suites", default="smoke,lab",
-                    help="comma list of suites whose lines of a row's hunter run through lava/run-suite, ON and OFF "
+                    help="comma list of suites whose lines of a row's hunter run through lava/run-suite (see --suite-arms) "
                          "('none': no suite; nightly's line runs 2-minute runs; default smoke,lab)")
+    ap.add_argument("--suite-arms", default="on,off",
+                    help="the switch settings --suites' lines run under: on, off or on,off (default on,off; make"
+                         " check's short proof runs them ON only, where its plain command's OFF run shows no false"
+                         " finding)")
     ap.add_argument("--control-runs", type=positive, default=3, help="runs of the row's control, switch ON (default 3)")
     ap.add_argument("--duration", type=duration, default=duration("10s"), help="per run (default 10s)")
     ap.add_argument("--threads", type=positive, default=3, help="mmrace workers in the guest (default 3)")
@@ -139,6 +143,9 @@ def parse_args():
     if a.user_need > a.user_runs:
         ap.error(f"--user-need {a.user_need} is more than --user-runs {a.user_runs}")
     a.suites = [] if a.suites == "none" else [x for x in a.suites.split(",") if x]
+    a.suite_arms = a.suite_arms.split(",")
+    if not a.suite_arms or any(x not in ("on", "off") for x in a.suite_arms) or len(set(a.suite_arms)) < len(a.suite_arms):
+        ap.error(f"--suite-arms: '{','.join(a.suite_arms)}' is not on, off or on,off")
     for name in a.suites:
         path = os.path.join(TOP, "suites", name)
         if not os.path.isfile(path):
@@ -426,7 +433,8 @@ def row_script(a, k, mut):
     for i in range(a.user_runs):
         lines += user_lines(k, "user-on", i, mut) + user_lines(k, "user-off", i, mut)
     for name in row_suites(a, mut):
-        lines += suite_script_lines(k, name, "on", mut) + suite_script_lines(k, name, "off", mut)
+        for arm in a.suite_arms:
+            lines += suite_script_lines(k, name, arm, mut)
     lines += sc["setup"](a)
     for i in range(max(a.runs, a.control_runs)):
         arms = []
@@ -538,6 +546,13 @@ def judge(rows, suites, a, mut):
          sum(1 for r in uoff if r["exit"] == 0 and r["status"] == "ok" and not r["lost"]) >= a.user_need),
         (f"plain command, switch OFF: no run found {f}", all(not r["lost"] for r in uoff)),
     ]
+    # A suite arm the guest never reported (it stopped part-way) is a
+    # failed check, not a missing one.
+    for name in row_suites(a, mut):
+        for arm in a.suite_arms:
+            if not any(srow["suite"] == name and srow["arm"] == arm for srow in suites):
+                checks.append((f"suites/{name}'s {mut['hunter'][0]} lines through run-suite, switch {arm.upper()}:"
+                               " the guest reported no run", False))
     for srow in suites:
         what = ("its hunter's run found, the line failed (exit 1)" if srow["arm"] == "on"
                 else "every hunter run conclusive, no finding but the injected ones, the line passed (exit 0)")
@@ -628,7 +643,7 @@ def boot(a, muts, image):
         for mut in muts:
             lines = sum(len(suite_lines(s, *mut["hunter"])) for s in row_suites(a, mut))
             timeout += int((2 * a.runs + a.control_runs) * (a.duration + 20) + 2 * a.user_runs * USER_RUN_BOUND_S
-                           + 2 * lines * (LINE_BOUND_S + 10))
+                           + len(a.suite_arms) * lines * (LINE_BOUND_S + 10))
         env = dict(os.environ, MMT_RESULTS_DIR=os.path.join(tmp, "results"))
         nodes, mem = guest_profile(muts[0])
         cmd = [os.path.join(TOP, "scripts", "numa-vm"), "--nodes", str(nodes), "--cpus", "4",

@@ -97,6 +97,9 @@ ok $? "scripts/mutant-proof: --need above --runs is exit 2"
 out=$("$MMT_SRCDIR/scripts/mutant-proof" --mutant no_such_row 2>&1)
 [ $? -eq 2 ] && printf '%s' "$out" | grep -q "no such row in kernel/mutants.tsv"
 ok $? "scripts/mutant-proof --mutant: a row the table lacks is exit 2"
+out=$("$MMT_SRCDIR/scripts/mutant-proof" --suite-arms sideways 2>&1)
+[ $? -eq 2 ] && printf '%s' "$out" | grep -q "suite-arms: 'sideways' is not on, off or on,off"
+ok $? "scripts/mutant-proof --suite-arms: a setting other than on and off is exit 2"
 # The suite line's control with the switch ON (the compactor and NUMA
 # balancing beside it, the bug's other protector): a loss counts only with
 # flushes the kernel skipped in that run; OFF, none at all.
@@ -129,23 +132,25 @@ elif [ "$(id -u)" -ne 0 ]; then
 	skip "the mutant proof needs root (the guest's harness is static, but numa-vm's build is root's)"
 else
 	# The short version: the user's plain command once a side, the smoke
-	# suite's line of each a side, the control once (through --mutant, so
-	# the option is run too) and no --mutant arm (--runs 0: they repeat
-	# what the plain command proves): about 70 s of guest time idle, 7
-	# minutes beside stress-ng --cpu 4 (a second plain run a side and the
-	# --mutant arms took another 90 s there: scripts/check's 20 minutes).  2000 s is above the guest's own bound (every
-	# run at its bound), which ends a stuck guest first, with its table.
+	# suite's line of each with the switch ON (OFF, the plain command's run
+	# shows the hunter finds nothing, and the ON line's control and
+	# injected faults the rest; the line's OFF run is the full proof's),
+	# the control once (through --mutant, so the option is run too) and no
+	# --mutant arm (--runs 0: they repeat what the plain command proves):
+	# about 60 s of guest time idle, 6 minutes beside stress-ng --cpu 4,
+	# scripts/check's longest test.  2000 s is above the guest's own bound
+	# (every run at its bound), which ends a stuck guest first, with its table.
 	# One boot, of the race and clear-refs rows (one guest profile): the
 	# other rows (race-compaction, minutes a run under TCG; madvise's,
 	# mremap's and pmdshare's, another minute and a half each, past the 3
 	# minutes of guest time make check has) are proven by
 	# scripts/check --mutants.
-	timeout -k 10 2000 "$MMT_SRCDIR/scripts/mutant-proof" --hunter race,clear-refs --user-runs 1 --suites smoke --runs 0 --control-runs 1 \
+	timeout -k 10 2000 "$MMT_SRCDIR/scripts/mutant-proof" --hunter race,clear-refs --user-runs 1 --suites smoke --suite-arms on --runs 0 --control-runs 1 \
 		--duration 8s --json "$scratch/proof.json" >"$scratch/proof.txt" 2>&1
 	prc=$?
 	sed 's/^/# /' "$scratch/proof.txt"
 	[ "$prc" -eq 0 ]
-	ok $? "mutant kernel, one boot: plain run-scenario mmrace and softdirty and the smoke suite's lines find (lost, untracked writes) with the switches ON, nothing and conclusive with them OFF; the controls, switch ON through --mutant, find nothing (scripts/mutant-proof)"
+	ok $? "mutant kernel, one boot: plain run-scenario mmrace and softdirty and the smoke suite's lines find (lost, untracked writes) with the switches ON, the plain command nothing and conclusive with them OFF; the controls, switch ON through --mutant, find nothing (scripts/mutant-proof)"
 	# The same boot checked that --mutant holds for every run of an
 	# invocation and is put back after it: its line of the proof's checks.
 	grep -q '^PASS: --mutant tlb_flush_pending=on: on for both runs of a --repeat 2 invocation, off after it' "$scratch/proof.txt"
