@@ -281,6 +281,109 @@ static inline int64_t lk_norm(const struct lk_ctx *c, uint64_t i, int64_t v)
 	return v;
 }
 
+struct lk_hist {
+	unsigned n;
+	struct {
+		int64_t key[LK_MAXK];
+		uint64_t count;
+		bool pos;
+	} e[LK_MAXH];
+	uint8_t slot[LK_HSLOTS];	/* by the key's hash: 1 + its entry, 0 none (count's cache) */
+	uint64_t other;		/* outcomes beyond LK_MAXH distinct ones */
+	uint64_t filtered;	/* outcomes the test's filter clause leaves out */
+	uint64_t iters[LK_NR_SYNC], wit[LK_NR_SYNC];
+} __mmt_aligned;
+
+/* Keys are a few words: compared inline, not through memcmp's call (the
+ * counting is a fifth of a run's time on SB, issue 33). */
+static inline bool same_key(const int64_t *a, const int64_t *b, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		if (a[k] != b[k])
+			return false;
+	return true;
+}
+
+static inline unsigned key_slot(const int64_t *key, unsigned n)
+{
+	uint64_t x = 0;
+
+	for (unsigned k = 0; k < n; k++)
+		x = (x + (uint64_t)key[k]) * 0x9e3779b97f4a7c15ull;
+	return (unsigned)(x >> 58);	/* LK_HSLOTS */
+}
+_Static_assert(LK_HSLOTS == 64 && LK_MAXH < 255, "key_slot's shift, slot[]'s width");
+
+/* The entry of key, added when new; LK_MAXH when the histogram is full.
+ * Outcomes come in no order, so a search through the entries mispredicts
+ * its way to the one that matches: the entry's slot, by the key's hash,
+ * is found at once and its check nearly always holds (issue 33). */
+static inline __attribute__((always_inline)) unsigned entry_of(struct lk_hist *h, const int64_t *key, unsigned nkeys,
+							       bool pos)
+{
+	unsigned s = key_slot(key, nkeys), e = h->slot[s];
+
+	if (likely(e && same_key(h->e[e - 1].key, key, nkeys)))
+		return e - 1;
+	for (e = 0; e < h->n; e++)
+		if (same_key(h->e[e].key, key, nkeys))
+			break;
+	if (e == h->n) {
+		if (h->n == LK_MAXH)
+			return LK_MAXH;
+		memcpy(h->e[e].key, key, nkeys * sizeof(int64_t));
+		h->e[e].pos = pos;
+		h->n++;
+	}
+	h->slot[s] = (uint8_t)(e + 1);
+	return e;
+}
+
+/* The counting loop: always inlined into each test's LK_COUNT_FN, where
+ * nkeys is a constant and observe, filter and exists are the test's own
+ * functions, called directly and inlined: the key's hash and compare are
+ * straight-line code, no indirect call per outcome (two took a fifth of
+ * SB's counting, issue 33), and its sums stay in registers. */
+static inline __attribute__((always_inline)) void count_n(const struct lk_ctx *c, struct lk_hist *h,
+							  uint64_t from, uint64_t to, int sync, const unsigned nkeys,
+							  void (*observe)(const struct lk_ctx *, uint64_t, int64_t *),
+							  bool (*filter)(const int64_t *), bool (*exists)(const int64_t *))
+{
+	uint64_t iters = 0, wit = 0, filtered = 0, other = 0;
+
+	for (uint64_t i = from; i < to; i++) {
+		int64_t key[LK_MAXK];
+		unsigned e;
+		bool pos;
+
+		observe(c, i, key);
+		if (filter && !filter(key)) {
+			filtered++;
+			continue;
+		}
+		pos = exists(key);
+		iters++;
+		wit += pos;
+		e = entry_of(h, key, nkeys, pos);
+		if (e == LK_MAXH)
+			other++;
+		else
+			h->e[e].count++;
+	}
+	h->iters[sync] += iters;
+	h->wit[sync] += wit;
+	h->filtered += filtered;
+	h->other += other;
+}
+
+/* A test's counter, written by the header (litmus2c) after its observe,
+ * filter (or NULL) and exists. */
+#define LK_COUNT_FN(fn, observe, filter, exists, nkeys)							\
+	static void fn(const struct lk_ctx *c, struct lk_hist *h, uint64_t from, uint64_t to, int sync)	\
+	{												\
+		count_n(c, h, from, to, sync, nkeys, observe, filter, exists);				\
+	}
+
 struct lk_test {
 	const char *name, *file, *result, *unsupported;
 	unsigned nthreads, nvars, nkeys;
@@ -292,9 +395,8 @@ struct lk_test {
 	unsigned nregs[LK_MAXT];
 	const char *set_why[LK_NR_PRIMS];	/* why a set cannot run it (no variant) */
 	void (*thread[LK_MAXT][LK_NR_PRIMS])(struct lk_ctx *c, unsigned t);
-	bool (*exists)(const int64_t *k);
-	bool (*filter)(const int64_t *k);	/* NULL: every outcome counts */
-	void (*observe)(const struct lk_ctx *c, uint64_t i, int64_t *k);
+	/* Outcomes from..to-1 into h, as sync's (observe, filter clause, exists clause) */
+	void (*count)(const struct lk_ctx *c, struct lk_hist *h, uint64_t from, uint64_t to, int sync);
 };
 
 #include "litmus-tests.h"
@@ -314,19 +416,6 @@ static const struct mmt_option options[NR_OPTIONS] = {
 
 enum { OUT_NEG, OUT_POS, NR_OUTCOMES };
 static const char *const outcome_names[NR_OUTCOMES] = { "not_exists", "exists" };
-
-struct lk_hist {
-	unsigned n;
-	struct {
-		int64_t key[LK_MAXK];
-		uint64_t count;
-		bool pos;
-	} e[LK_MAXH];
-	uint8_t slot[LK_HSLOTS];	/* by the key's hash: 1 + its entry, 0 none (count's cache) */
-	uint64_t other;		/* outcomes beyond LK_MAXH distinct ones */
-	uint64_t filtered;	/* outcomes the test's filter clause leaves out */
-	uint64_t iters[LK_NR_SYNC], wit[LK_NR_SYNC];
-} __mmt_aligned;
 
 /* Consecutive batches at one tuned latency (the tuner's level), P0's. */
 struct lk_segment {
@@ -447,99 +536,6 @@ static void barrier_wait(struct lk_ctx *c, struct mmt_worker *w, bool poll)
 				mmt_track_poll_seldom(w, w->ops);
 			cpu_relax();
 		}
-	}
-}
-
-/* Keys are a few words: compared inline, not through memcmp's call (the
- * counting is a fifth of a run's time on SB, issue 33). */
-static inline bool same_key(const int64_t *a, const int64_t *b, unsigned n)
-{
-	for (unsigned k = 0; k < n; k++)
-		if (a[k] != b[k])
-			return false;
-	return true;
-}
-
-static inline unsigned key_slot(const int64_t *key, unsigned n)
-{
-	uint64_t x = 0;
-
-	for (unsigned k = 0; k < n; k++)
-		x = (x + (uint64_t)key[k]) * 0x9e3779b97f4a7c15ull;
-	return (unsigned)(x >> 58);	/* LK_HSLOTS */
-}
-_Static_assert(LK_HSLOTS == 64 && LK_MAXH < 255, "key_slot's shift, slot[]'s width");
-
-/* The entry of key, added when new; LK_MAXH when the histogram is full.
- * Outcomes come in no order, so a search through the entries mispredicts
- * its way to the one that matches: the entry's slot, by the key's hash,
- * is found at once and its check nearly always holds (issue 33). */
-static inline __attribute__((always_inline)) unsigned entry_of(struct lk_hist *h, const int64_t *key, unsigned nkeys,
-							       bool pos)
-{
-	unsigned s = key_slot(key, nkeys), e = h->slot[s];
-
-	if (likely(e && same_key(h->e[e - 1].key, key, nkeys)))
-		return e - 1;
-	for (e = 0; e < h->n; e++)
-		if (same_key(h->e[e].key, key, nkeys))
-			break;
-	if (e == h->n) {
-		if (h->n == LK_MAXH)
-			return LK_MAXH;
-		memcpy(h->e[e].key, key, nkeys * sizeof(int64_t));
-		h->e[e].pos = pos;
-		h->n++;
-	}
-	h->slot[s] = (uint8_t)(e + 1);
-	return e;
-}
-
-/* The counting loop for nkeys keys: always inlined, so that where nkeys
- * is a constant (count()'s cases) the key's hash and compare are
- * straight-line code, and its sums stay in registers (the test's calls
- * could write anywhere, so h's own fields would be reloaded per outcome). */
-static inline __attribute__((always_inline)) void count_n(const struct lk_test *t, const struct lk_ctx *c,
-							  struct lk_hist *h, uint64_t from, uint64_t to,
-							  int sync, const unsigned nkeys)
-{
-	uint64_t iters = 0, wit = 0, filtered = 0, other = 0;
-
-	for (uint64_t i = from; i < to; i++) {
-		int64_t key[LK_MAXK];
-		unsigned e;
-		bool pos;
-
-		t->observe(c, i, key);
-		if (t->filter && !t->filter(key)) {
-			filtered++;
-			continue;
-		}
-		pos = t->exists(key);
-		iters++;
-		wit += pos;
-		e = entry_of(h, key, nkeys, pos);
-		if (e == LK_MAXH)
-			other++;
-		else
-			h->e[e].count++;
-	}
-	h->iters[sync] += iters;
-	h->wit[sync] += wit;
-	h->filtered += filtered;
-	h->other += other;
-}
-
-static void count(struct priv *p, struct lk_hist *h, uint64_t from, uint64_t to, int sync)
-{
-	const struct lk_test *t = p->test;
-
-	switch (t->nkeys) {
-	case 1: count_n(t, &p->ctx, h, from, to, sync, 1); break;
-	case 2: count_n(t, &p->ctx, h, from, to, sync, 2); break;
-	case 3: count_n(t, &p->ctx, h, from, to, sync, 3); break;
-	case 4: count_n(t, &p->ctx, h, from, to, sync, 4); break;
-	default: count_n(t, &p->ctx, h, from, to, sync, t->nkeys); break;
 	}
 }
 
@@ -725,7 +721,7 @@ static void count_share(struct priv *p, struct mmt_worker *w, int sync, uint64_t
 	uint64_t from = c->ran * me / n, to = c->ran * (me + 1) / n, seen = p->hist[me].wit[sync];
 
 	mmt_worker_at(w, "litmus counting");
-	count(p, &p->hist[me], from, to, sync);
+	p->test->count(&p->ctx, &p->hist[me], from, to, sync);
 	if (p->hist[me].wit[sync] != seen)	/* detection speed, to the batch */
 		mmt_witness_first(w, gen + to);
 	if (me == 0) {	/* before P0 sets the next batch's length */
