@@ -18,9 +18,18 @@ void mmt_hunt_fail(struct mmt_hunt *h, const char *what, int err)
 		snprintf(h->error, sizeof(h->error), "%s: %s", what, strerror(err));
 }
 
+static const char *rounds_of(const struct mmt_hunt *h)
+{
+	return h->round_word ? h->round_word : "rounds";
+}
+
 bool mmt_hunt_wait(struct mmt_hunt *h, const uint64_t *x, uint64_t n, uint64_t bound_ns, const char *what)
 {
-	return mmt_wait_step(x, n, bound_ns, what, "round", &h->wait_timeouts, h->wait_timeout_what,
+	char unit[32];
+
+	/* one of them: "clears" -> "clear" */
+	snprintf(unit, sizeof(unit), "%.*s", (int)strlen(rounds_of(h)) - 1, rounds_of(h));
+	return mmt_wait_step(x, n, bound_ns, what, unit, &h->wait_timeouts, h->wait_timeout_what,
 			     sizeof(h->wait_timeout_what));
 }
 
@@ -45,9 +54,9 @@ const char *mmt_hunt_enough(const struct mmt_hunt *h, const struct mmt_run *run,
 	if (!run->duration_defaulted)
 		return NULL;
 	if (run->variant->injected)
-		return n >= MMT_HUNT_INJECT_ROUNDS ? "rounds" : NULL;
+		return n >= MMT_HUNT_INJECT_ROUNDS ? rounds_of(h) : NULL;
 	if (h->count_rounds)
-		return findings ? h->first_rule : n >= MMT_HUNT_TARGET ? "rounds" : NULL;
+		return findings ? h->first_rule : n >= MMT_HUNT_TARGET ? rounds_of(h) : NULL;
 	if (findings)
 		return h->first_rule;
 	return h->premise >= MMT_HUNT_TARGET ? h->premise_rule : NULL;
@@ -59,7 +68,7 @@ void mmt_hunt_metrics(struct mmt_run *run, const struct mmt_hunt *h, const char 
 
 	snprintf(name, sizeof(name), "time_to_first_%s_ms", finding);
 	mmt_put_real(run, name, h->first_ns ? (double)(h->first_ns - h->start_ns) / 1e6 : NAN);
-	snprintf(name, sizeof(name), "rounds_to_first_%s", finding);
+	snprintf(name, sizeof(name), "%s_to_first_%s", rounds_of(h), finding);
 	mmt_put_count(run, name, h->first_ns ? h->first_round : MMT_NONE);
 	snprintf(name, sizeof(name), "%s_to_first_%s", premise, finding);
 	mmt_put_count(run, name, h->first_ns ? h->premise_at_first : MMT_NONE);

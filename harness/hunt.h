@@ -9,7 +9,7 @@
  * held (an injected fault: MMT_HUNT_INJECT_ROUNDS rounds; a control whose
  * premise cannot hold, MMT_HUNT_TARGET rounds), at most the scenario's
  * default bound.  The record's keys are the scenario's own:
- * time_to_first_<finding>_ms, rounds_to_first_<finding>,
+ * time_to_first_<finding>_ms, <rounds>_to_first_<finding> (round_word),
  * <premise>_to_first_<finding>, ended_by, wait_timeouts, wait_timeout and
  * error (MMT_HUNT_ROWS).
  */
@@ -32,6 +32,7 @@ struct mmt_hunt {
 	const char *target_option;	/* its --target-... option's ended_by: "--target-raced" */
 	uint64_t target;		/* that option's value; 0: the default rule */
 	bool count_rounds;		/* a control whose premise cannot hold: the default rule counts rounds */
+	const char *round_word;		/* what a round is, plural ("clears"); NULL: "rounds" */
 	/* Kept by the hunt. */
 	uint64_t start_ns, rounds, premise;
 	uint64_t first_ns, first_round, premise_at_first;

@@ -23,28 +23,21 @@
 
 /* ---- tracker ------------------------------------------------------------- */
 
-/* Waits for *x >= v (bounded); on timeout records what it waited for. */
-static bool wait_for(struct sd_priv *p, const uint64_t *x, uint64_t v, const char *what)
-{
-	return mmt_wait_step(x, v, SD_WAIT_NS, what, "clear", &p->wait_timeouts, p->wait_timeout_what,
-			     sizeof(p->wait_timeout_what));
-}
-
 /* Every writer that still runs has acknowledged clear n; the first that
  * does not within the bound ends the wait. */
 static bool wait_acks(struct sd_priv *p, uint64_t n)
 {
 	for (unsigned w = 0; w < p->nwriters; w++)
 		if (!READ_ONCE(p->ws[w].stuck) &&
-		    !wait_for(p, &p->ws[w].acked, n, "a writer to store after the clear and acknowledge it"))
+		    !mmt_hunt_wait(&p->hunt, &p->ws[w].acked, n, SD_WAIT_NS,
+				   "a writer to store after the clear and acknowledge it"))
 			return false;
 	return true;
 }
 
 static void fail(struct sd_priv *p, const char *what)
 {
-	if (!p->error[0])
-		snprintf(p->error, sizeof(p->error), "%s: %s", what, strerror(errno));
+	mmt_hunt_fail(&p->hunt, what, errno);
 }
 
 /*
@@ -111,7 +104,7 @@ static int clear_once(struct sd_priv *p, uint64_t n, struct sd_clear *c)
  * tracker, the system call and the page-table walk (PCIDs, page-table
  * isolation, an emulator's TLB) is nothing this user-space evidence sees.
  */
-static void judge_clear(struct sd_priv *p, const struct sd_clear *c)
+static bool judge_clear(struct sd_priv *p, const struct sd_clear *c)
 {
 	bool cross = false, same = false, moved = false;
 
@@ -131,29 +124,20 @@ static void judge_clear(struct sd_priv *p, const struct sd_clear *c)
 			same = true;
 	}
 	if (cross)
-		p->raced++;
-	else if (same)
+		return true;
+	if (same)
 		p->same_cpu++;
 	else if (moved)
 		p->cpu_moved++;
 	else
 		p->no_store++;
+	return false;
 }
 
 static void note_witness(struct sd_priv *p, const struct sd_witness *x)
 {
 	if (p->nr_first < SD_MAX_FIRST)
 		p->first[p->nr_first++] = *x;
-}
-
-/* The stores all writers made so far: the detection's "iteration". */
-static uint64_t stores_now(const struct sd_priv *p)
-{
-	uint64_t s = 0;
-
-	for (unsigned w = 0; w < p->nwriters; w++)
-		s += READ_ONCE(p->ws[w].stores);
-	return s;
 }
 
 /*
@@ -164,7 +148,7 @@ static uint64_t stores_now(const struct sd_priv *p)
  * acknowledged n are judged; a page neither present nor swapped (its
  * entry says nothing of soft-dirty) is not judged at all.
  */
-static void check_pages(struct sd_priv *p, const struct sd_clear *c, struct mmt_worker *wk)
+static void check_pages(struct sd_priv *p, const struct sd_clear *c)
 {
 	const size_t len = (size_t)p->pages * 8;
 	const off_t at = (off_t)((uintptr_t)p->region / p->psz * 8);
@@ -200,64 +184,33 @@ static void check_pages(struct sd_priv *p, const struct sd_clear *c, struct mmt_
 				continue;
 			x.kind = untracked ? "untracked" : "lost";
 			note_witness(p, &x);
-			if (!p->first_untracked_ns) {
-				p->first_untracked_ns = mmt_now_ns();
-				p->first_untracked_clear = c->n;
-				p->raced_at_first = p->raced;
-				mmt_witness_first(wk, stores_now(p));
-			}
+			p->findings++;
 		}
 	}
 }
 
-/*
- * Whether the run has what it came for: --target-raced raced clears; and
- * without --duration, SD_TARGET_RACED of them (injection: SD_INJECT_CLEARS
- * clears), however long this machine takes.
- */
-static const char *has_enough(const struct sd_priv *p, uint64_t n)
+/* Clear n, a round of the hunt: judged even when a writer did not
+ * answer (the others' stores after the clear are as good), then the end. */
+static int clear_round(void *priv, uint64_t n, struct mmt_worker *wk)
 {
-	const struct mmt_run *run = p->run;
-	const uint64_t target = run->opt[OPT_TARGET_RACED];
+	struct sd_priv *p = priv;
+	const uint64_t found = p->findings;
+	struct sd_clear c;
+	bool acked, raced;
 
-	if (run->iterations && n >= run->iterations)
-		return "--iterations";
-	if (target)
-		return p->raced >= target ? "--target-raced" : NULL;
-	if (!run->duration_defaulted)
-		return NULL;
-	if (run->variant->injected)
-		return n >= SD_INJECT_CLEARS ? "clears" : NULL;
-	return p->raced >= SD_TARGET_RACED ? "clears raced" : NULL;
+	if (clear_once(p, n, &c))
+		return -1;
+	acked = wait_acks(p, n);
+	raced = judge_clear(p, &c);
+	check_pages(p, &c);
+	mmt_hunt_round(&p->hunt, n, raced, p->findings > found, wk);
+	return !acked || p->hunt.error[0] ? -1 : 0;
 }
 
 void sd_tracker(struct sd_priv *p, struct mmt_worker *wk)
 {
-	p->start_ns = mmt_now_ns();
 	mmt_worker_at(wk, "clearing, waiting for the writers, reading pagemap");
-	for (uint64_t n = 1; !mmt_should_stop(); n++) {
-		struct sd_clear c;
-		const char *enough;
-		bool acked;
-
-		if (clear_once(p, n, &c))
-			break;
-		acked = wait_acks(p, n);
-		/* Judged even when a writer did not answer: the others'
-		 * stores after the clear are as good. */
-		judge_clear(p, &c);
-		check_pages(p, &c, wk);
-		p->clears = n;
-		if (!acked || p->error[0])
-			break;
-		enough = has_enough(p, n);
-		if (enough) {
-			p->ended_by = enough;
-			mmt_request_stop();
-		}
-	}
-	WRITE_ONCE(p->ctl->stop, 1);
-	wk->ops = p->clears;
+	mmt_hunt_drive(&p->hunt, p->run, wk, clear_round, p, &p->findings, &p->ctl->stop);
 }
 
 /* ---- writers ------------------------------------------------------------- */

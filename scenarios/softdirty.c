@@ -44,7 +44,7 @@
 
 const struct mmt_variant sd_variants[NR_VARIANTS] = {
 	[V_CLEAR_REFS] = { .name = "clear-refs",
-		.help = "the tracker writes 4 to /proc/self/clear_refs while writers on other CPUs store to every page; a page pagemap reads clean although a writer stored to it after the write returned is an untracked_write. Without --duration it runs until 64 clears raced (a writer on another CPU stored while clear_refs ran), at most 2 minutes. Plain run-scenario softdirty --variant clear-refs found untracked writes in 10 of 10 runs on a kernel with the fix it hunts reverted (the first 0.6-1.6 ms in, 2-node TCG guest) and none, conclusive in 10 of 10, with it in (scripts/mutant-proof). Needs CONFIG_MEM_SOFT_DIRTY",
+		.help = "the tracker writes 4 to /proc/self/clear_refs while writers on other CPUs store to every page; a page pagemap reads clean although a writer stored to it after the write returned is an untracked_write. Without --duration it runs until its first untracked write or 64 clears raced (a writer on another CPU stored while clear_refs ran), at most 2 minutes. Plain run-scenario softdirty --variant clear-refs found untracked writes in 10 of 10 runs on a kernel with the fix it hunts reverted (the first 0.6-1.6 ms in, 2-node TCG guest) and none, conclusive in 10 of 10, with it in (scripts/mutant-proof). Needs CONFIG_MEM_SOFT_DIRTY",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
 		.hunts = "912efa17e512 mm: proc: Invalidate TLB after clearing soft-dirty page state" },
 	[V_CLEAR_REFS_REPROTECT] = { .name = "clear-refs-reprotect",
@@ -229,7 +229,12 @@ static int softdirty_prepare(struct mmt_run *run)
 	/* Only trying tells: the config may be unreadable, or claim it. */
 	if (p->unavailable)
 		mmt_run_skip(run, "soft-dirty does not work here: %s", p->unavailable);
-	mmt_mutant_snapshot(&p->mutant_before);
+	p->hunt.first_rule = "first untracked write";
+	p->hunt.premise_rule = "clears raced";
+	p->hunt.target_option = "--target-raced";
+	p->hunt.target = run->opt[OPT_TARGET_RACED];
+	p->hunt.round_word = "clears";
+	mmt_hunt_prepared(&p->hunt);
 	return 0;
 }
 
@@ -287,20 +292,20 @@ static struct sd_totals sum_writers(const struct sd_priv *p)
 /* A run that found nothing proves nothing unless a clear raced. */
 static void judge(struct mmt_run *run, const struct sd_priv *p, const struct sd_totals *t)
 {
-	if (p->error[0])
-		mmt_run_inconclusive(run, "%s", p->error);
+	if (p->hunt.error[0])
+		mmt_run_inconclusive(run, "%s", p->hunt.error);
 	else if (t->stuck)
 		mmt_run_inconclusive(run, "%llu writer(s) waited more than %llu s for the tracker's next clear",
 			     (unsigned long long)t->stuck, (unsigned long long)(SD_WRITER_WAIT_NS / 1000000000ull));
-	else if (p->wait_timeouts)
-		mmt_run_inconclusive(run, "the tracker gave up waiting for %s", p->wait_timeout_what);
-	else if (!p->clears)
+	else if (p->hunt.wait_timeouts)
+		mmt_run_inconclusive(run, "the tracker gave up waiting for %s", p->hunt.wait_timeout_what);
+	else if (!p->hunt.rounds)
 		mmt_run_inconclusive(run, "no clear was made");
 	else if (run->variant->injected)
 		return;
-	else if (!p->raced)
+	else if (!p->hunt.premise)
 		mmt_run_inconclusive(run, "no writer on another CPU than the tracker's stored to the pages while clear_refs ran (%llu clears: %llu with a writer on the tracker's CPU only, %llu with no store spanning the call, %llu with a CPU that moved)",
-			     (unsigned long long)p->clears, (unsigned long long)p->same_cpu,
+			     (unsigned long long)p->hunt.rounds, (unsigned long long)p->same_cpu,
 			     (unsigned long long)p->no_store, (unsigned long long)p->cpu_moved);
 }
 
@@ -311,8 +316,8 @@ static void clear_metrics(struct mmt_run *run, const struct sd_priv *p, const st
 	mmt_put_count(run, "pages", p->pages);
 	mmt_put_count(run, "page_size", p->psz);
 	mmt_put_text(run, "soft_dirty", p->unavailable ? p->unavailable : "works");
-	mmt_put_count(run, "clears", p->clears);
-	mmt_put_count(run, "clears_raced", p->raced);
+	mmt_put_count(run, "clears", p->hunt.rounds);
+	mmt_put_count(run, "clears_raced", p->hunt.premise);
 	mmt_put_count(run, "clears_same_cpu", p->same_cpu);
 	mmt_put_count(run, "clears_no_store", p->no_store);
 	mmt_put_count(run, "clears_cpu_moved", p->cpu_moved);
@@ -332,15 +337,22 @@ static void finding_metrics(struct mmt_run *run, struct sd_priv *p, const struct
 	mmt_put_count(run, "lost_writes", p->outcomes[OUT_LOST]);
 	mmt_put_count(run, "injected_untracked_stores", p->variant == V_BROKEN_UNTRACKED ? t->injected : MMT_NONE);
 	mmt_put_list(run, "first_untracked", p->first, p->nr_first);
-	mmt_put_real(run, "time_to_first_untracked_ms",
-		     p->first_untracked_ns ? (double)(p->first_untracked_ns - p->start_ns) / 1e6 : NAN);
-	mmt_put_count(run, "clears_to_first_untracked", p->first_untracked_ns ? p->first_untracked_clear : MMT_NONE);
-	mmt_put_count(run, "raced_to_first_untracked", p->first_untracked_ns ? p->raced_at_first : MMT_NONE);
-	mmt_put_text(run, "ended_by", p->ended_by ? p->ended_by : "duration");
+	/* time_to_first_untracked_ms, clears_to_first_untracked,
+	 * raced_to_first_untracked, ended_by, wait_timeouts, wait_timeout, error */
+	mmt_hunt_metrics(run, &p->hunt, "untracked", "raced");
 	mmt_put_count(run, "writers_stuck", t->stuck);
-	mmt_put_count(run, "wait_timeouts", p->wait_timeouts);
-	mmt_put_text(run, "wait_timeout", p->wait_timeouts ? p->wait_timeout_what : NULL);
-	mmt_put_text(run, "error", p->error[0] ? p->error : NULL);
+}
+
+static void put_metrics(struct mmt_run *run, const void *priv)
+{
+	struct sd_priv *p = (struct sd_priv *)priv;
+	const struct sd_totals t = sum_writers(p);
+
+	/* The run's ops stay the writers' stores, not the clears (the hunt's
+	 * rounds): what stored baselines of softdirty compare. */
+	run->ops = t.stores;
+	clear_metrics(run, p, &t);
+	finding_metrics(run, p, &t);
 }
 
 static const char *const config_needed[] = { "CONFIG_MEM_SOFT_DIRTY", NULL };
@@ -350,13 +362,7 @@ static void softdirty_verify(struct mmt_run *run)
 	struct sd_priv *p = run->priv;
 	const struct sd_totals t = sum_writers(p);
 
-	memcpy(run->outcomes, p->outcomes, sizeof(p->outcomes));
-	run->ops = t.stores;
-	clear_metrics(run, p, &t);
-	finding_metrics(run, p, &t);
-	mmt_mutant_snapshot(&p->mutant_after);
-	mmt_mutant_delta(&p->mutant_before, &p->mutant_after);
-	mmt_put_object(run, "mutant", p->mutant_after.present ? &p->mutant_after : NULL);
+	mmt_hunt_record(run, &p->hunt, p->outcomes, sizeof(p->outcomes), put_metrics, p);
 	mmt_kernel_config(config_needed, &p->config);
 	if (p->config.found)
 		mmt_put_map(run, "kernel_config", p->config.e, p->config.n);

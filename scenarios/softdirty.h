@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "hunt.h"
 #include "kstate.h"
 #include "mutant.h"
 #include "pagemap.h"
@@ -29,18 +30,18 @@ enum { OUT_TRACKED, OUT_UNTRACKED, OUT_LOST, NR_OUTCOMES };
 #define SD_MAX_FIRST 16			/* first_untracked rows kept */
 
 /*
- * Without --duration: the run ends at SD_TARGET_RACED raced clears (a
- * writer on another CPU than the tracker's stored to the pages while
- * clear_refs ran), at most SD_DEFAULT_BOUND_NS in.  Measured in the
- * 2-node 4-vCPU TCG guest of the mutant kernel (scripts/mutant-proof,
- * plain run-scenario, 10 runs a side): with clear_refs_flush on, the first
- * untracked write within the first clears, 0.6-1.6 ms in; off, 64 raced
- * clears in under 0.1 s, every run conclusive.  64 is mmrace's count: a
- * catch needs far fewer, and the rule costs milliseconds.
+ * Without --duration: the hunters' rule (harness/hunt.h), the clears its
+ * rounds: the run ends at its first untracked write or at MMT_HUNT_TARGET
+ * raced clears (a writer on another CPU than the tracker's stored to the
+ * pages while clear_refs ran), at most SD_DEFAULT_BOUND_NS in.  Measured
+ * in the 2-node 4-vCPU TCG guest of the mutant kernel
+ * (scripts/mutant-proof, plain run-scenario, 10 runs a side): with
+ * clear_refs_flush on, the first untracked write within the first clears,
+ * 0.6-1.6 ms in; off, 64 raced clears in under 0.1 s, every run
+ * conclusive.  64 is mmrace's count: a catch needs far fewer, and the
+ * rule costs milliseconds.
  */
-#define SD_TARGET_RACED 64
 #define SD_DEFAULT_BOUND_NS 120000000000ull
-#define SD_INJECT_CLEARS 200		/* injected faults: the suite's count */
 
 /* Bounds on every wait, and what the run says when one runs out. */
 #define SD_WAIT_NS 2000000000ull	/* the tracker, for a writer's acknowledgement */
@@ -102,20 +103,15 @@ struct sd_priv {
 	/* Why soft-dirty cannot be tracked here (prepare's probe); NULL: it can. */
 	const char *unavailable;
 	char why[256];
-	/* results */
-	uint64_t clears, raced, same_cpu, no_store, cpu_moved;
+	/* results: the clears are the hunt's rounds, the raced ones its premise */
+	struct mmt_hunt hunt;
+	uint64_t same_cpu, no_store, cpu_moved;
 	uint64_t pages_checked, pages_unjudged, reprotects;
 	double clear_ns_ema;
 	uint64_t outcomes[NR_OUTCOMES];
 	struct sd_witness first[SD_MAX_FIRST];
 	unsigned nr_first;
-	uint64_t first_untracked_ns, first_untracked_clear, raced_at_first;
-	const char *ended_by;
-	char error[160];		/* clear_refs or mprotect failed: what and why */
-	uint64_t wait_timeouts;
-	char wait_timeout_what[120];
-	uint64_t start_ns;
-	struct mmt_mutant_state mutant_before, mutant_after;
+	uint64_t findings;		/* untracked and lost writes so far (the hunt's rule) */
 	struct mmt_kconfig config;
 };
 
