@@ -25,11 +25,10 @@ static const char *rounds_of(const struct mmt_hunt *h)
 
 bool mmt_hunt_wait(struct mmt_hunt *h, const uint64_t *x, uint64_t n, uint64_t bound_ns, const char *what)
 {
-	char unit[32];
-
 	/* one of them: "clears" -> "clear" */
-	snprintf(unit, sizeof(unit), "%.*s", (int)strlen(rounds_of(h)) - 1, rounds_of(h));
-	return mmt_wait_step(x, n, bound_ns, what, unit, &h->wait_timeouts, h->wait_timeout_what,
+	if (unlikely(!h->round_unit[0]))
+		snprintf(h->round_unit, sizeof(h->round_unit), "%.*s", (int)strlen(rounds_of(h)) - 1, rounds_of(h));
+	return mmt_wait_step(x, n, bound_ns, what, h->round_unit, &h->wait_timeouts, h->wait_timeout_what,
 			     sizeof(h->wait_timeout_what));
 }
 

@@ -33,6 +33,7 @@ struct mmt_hunt {
 	uint64_t target;		/* that option's value; 0: the default rule */
 	bool count_rounds;		/* a control whose premise cannot hold: the default rule counts rounds */
 	const char *round_word;		/* what a round is, plural ("clears"); NULL: "rounds" */
+	char round_unit[32];		/* one of them, for the waits' messages (set at the first) */
 	/* Kept by the hunt. */
 	uint64_t start_ns, rounds, premise;
 	uint64_t first_ns, first_round, premise_at_first;
@@ -95,7 +96,9 @@ struct mmt_hunt_words {
 void mmt_hunt_words(const json_t *run, const struct mmt_hunt_words *w, char *buf, size_t len);
 
 /* Their rows, for the scenario's metric table: finding and premise are
- * string literals ("stale", "raced"); what names the finding in words. */
+ * string literals ("stale", "raced"); what names the finding in words.
+ * For a hunt whose round_word is NULL ("rounds"); softdirty's clears
+ * write their own rows. */
 #define MMT_HUNT_ROWS(finding, premise, what)                                                                     \
 	MMT_MAYBE_ROW("time_to_first_" finding "_ms", MMT_METRIC_REAL, "ms",                                     \
 		      "run start to the first " what "; null without one"),                                       \

@@ -140,6 +140,17 @@ static void note_witness(struct sd_priv *p, const struct sd_witness *x)
 		p->first[p->nr_first++] = *x;
 }
 
+/* The stores all writers made so far: the scenario's ops, in which its
+ * first witness is counted (the hunt would count it in clears). */
+static uint64_t stores_now(const struct sd_priv *p)
+{
+	uint64_t s = 0;
+
+	for (unsigned w = 0; w < p->nwriters; w++)
+		s += READ_ONCE(p->ws[w].stores);
+	return s;
+}
+
 /*
  * After clear n, with every writer quiet: each page whose pagemap entry
  * reads clean although a writer stored to it after seeing epoch 2n is an
@@ -148,7 +159,7 @@ static void note_witness(struct sd_priv *p, const struct sd_witness *x)
  * acknowledged n are judged; a page neither present nor swapped (its
  * entry says nothing of soft-dirty) is not judged at all.
  */
-static void check_pages(struct sd_priv *p, const struct sd_clear *c)
+static void check_pages(struct sd_priv *p, const struct sd_clear *c, struct mmt_worker *wk)
 {
 	const size_t len = (size_t)p->pages * 8;
 	const off_t at = (off_t)((uintptr_t)p->region / p->psz * 8);
@@ -184,7 +195,9 @@ static void check_pages(struct sd_priv *p, const struct sd_clear *c)
 				continue;
 			x.kind = untracked ? "untracked" : "lost";
 			note_witness(p, &x);
-			p->findings++;
+			/* only the first call counts: mmt_hunt_round()'s after it does not */
+			if (!p->findings++)
+				mmt_witness_first(wk, stores_now(p));
 		}
 	}
 }
@@ -202,7 +215,7 @@ static int clear_round(void *priv, uint64_t n, struct mmt_worker *wk)
 		return -1;
 	acked = wait_acks(p, n);
 	raced = judge_clear(p, &c);
-	check_pages(p, &c);
+	check_pages(p, &c, wk);
 	mmt_hunt_round(&p->hunt, n, raced, p->findings > found, wk);
 	return !acked || p->hunt.error[0] ? -1 : 0;
 }

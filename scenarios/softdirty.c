@@ -229,7 +229,7 @@ static int softdirty_prepare(struct mmt_run *run)
 	/* Only trying tells: the config may be unreadable, or claim it. */
 	if (p->unavailable)
 		mmt_run_skip(run, "soft-dirty does not work here: %s", p->unavailable);
-	p->hunt.first_rule = "first untracked write";
+	p->hunt.first_rule = "first untracked or lost write";
 	p->hunt.premise_rule = "clears raced";
 	p->hunt.target_option = "--target-raced";
 	p->hunt.target = run->opt[OPT_TARGET_RACED];
@@ -426,7 +426,8 @@ static const struct mmt_metric metrics[] = {
 	MMT_MAYBE_ROW("raced_to_first_untracked", MMT_METRIC_COUNT, "clears",
 	      "raced clears before the first untracked write was judged: what calibrates the default target"),
 	{ "ended_by", MMT_METRIC_TEXT, "", MMT_BETTER_NEUTRAL, false,
-	  "what ended the run: its own rule (clears raced, ...), the duration, or a signal", NULL },
+	  "what ended the run: its own rule (the first untracked or lost write, clears raced, ...), the duration, or a signal",
+	  NULL },
 	MMT_COUNT_ROW("writers_stuck", "threads", "writers that waited past their bound for the next clear"),
 	MMT_COUNT_ROW("wait_timeouts", "waits", "bounded waits of the tracker that gave up"),
 	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),

@@ -343,7 +343,9 @@ line_of() { grep "^$1\\.litmus:" "$scratch/all.err"; }  # line_of NAME: its line
 while read -r name kind clean; do
 	lines=$(grep -c "^$name\\.litmus:" "$scratch/all.err")
 	if [ "$kind" = E ]; then
-		[ "$lines" -eq 1 ] && grep -Eq "^$name\\.litmus:[0-9]+:[0-9]+: [^ ]" "$scratch/all.err"
+		# its own fault, not the clash of its name with a file that compiled
+		[ "$lines" -eq 1 ] && grep -Eq "^$name\\.litmus:[0-9]+:[0-9]+: [^ ]" "$scratch/all.err" &&
+			! line_of "$name" | grep -q "is also the name of"
 		ok $? "$name: rejected in one line ($(line_of "$name"))"
 	else
 		[ "$lines" -eq 0 ]
@@ -412,8 +414,9 @@ for line in open(sys.argv[1]):
     if clean in ("Locs10", "Locs16"):	# every location where its thread stored it, never a witness
         n = int(clean[4:])
         want = "ok %s" % [("; ".join("x%d=%d" % (k, k + 1) for k in range(n)), False)]
-        print(name, "ok" if got == want else "FAIL", got, "(%d locations, each holding its store)" % n)
-        continue
+        if got != want:
+            print(name, "FAIL", got, "(%d locations, each holding its store: %s)" % (n, want))
+            continue
     # IsLocked's outcomes, each with q, which nothing stores to, at 0
     if name == "condition-only-location":
         got = got.replace("'q=0; ", "'")
@@ -421,7 +424,10 @@ for line in open(sys.argv[1]):
     if name == "c11-cas-expected-register":
         got = got.replace("; 0:e=", "; e=")
     want = c.get(clean, "not run")
-    print(name, "ok" if got == want else "FAIL", got, "" if got == want else "(%s: %s)" % (clean, want))
+    # as its clean test does, and that is a run that passed (OK): two runs
+    # broken the same way are no proof
+    good = got == want and got.startswith("ok ")
+    print(name, "ok" if good else "FAIL", got, "" if good else "(%s: %s)" % (clean, want))
 PY
 while read -r name verdict rest; do
 	[ "$verdict" = ok ]
