@@ -23,8 +23,8 @@ migrate-after-walk, finding lost_write):
     and no migration counted inside a walk (the evidence can be false);
   - each suite of --suites, its mmrace lines as they stand in suites/,
     through lava/run-suite (mmtorture-lava in the guest), switch ON and
-    OFF: ON, the line fails with lost writes in a race run; OFF, every
-    case passes or is skipped, the race runs conclusive.
+    OFF (--suite-arms): ON, the line fails with lost writes in a race run;
+    OFF, every case passes or is skipped, the race runs conclusive.
 The arms' options and the evidence beside each run's finding are the
 hunter's scenario's (SCENARIOS below: mmrace's migrations inside a walk,
 softdirty's clears raced, madvise's and mremap's rounds raced, pmdshare's
@@ -250,9 +250,24 @@ def mmrace_checks(rows, a, mut):
         # inside a walk while a writer on another CPU stored to it (item
         # 2's evidence).  The plain command's and --mutant's arms; a suite
         # line's run can lose writes through NUMA balancing's path too.
-        ("every run that lost a write: a page raced by then (the premise seen from user space)",
-         all((r["raced_first"] or 0) > 0 for r in rows if r["arm"] != "control" and (r["lost"] or 0) > 0)),
+        # Only where the timestamps placed some move inside a walk: a move's
+        # end is the watcher's read, or the call's return where the watcher
+        # got no CPU during the call (a loaded host: make check's stressed
+        # run lost a write, the kernel's switch skipped 2 flushes, and its 7
+        # moves all read as outside); there the check cannot say, and skips.
+        ("every run that lost a write, where the timestamps placed a move inside a walk: a page raced by then"
+         " (the premise seen from user space)",
+         premise_at_finding([r for r in rows if r["arm"] != "control" and (r["lost"] or 0) > 0])),
     ]
+
+
+def premise_at_finding(found):
+    """True or False over the runs that found and placed a move inside a
+    walk; None (a skip) when none did."""
+    judged = [r for r in found if (r["in_window"] or 0) > 0]
+    if not judged:
+        return None
+    return all((r["raced_first"] or 0) > 0 for r in judged)
 
 
 def mmrace_control_sound(x, arm):
@@ -711,7 +726,8 @@ def report(a, mut, rows, suites, invocation):
     checks.append((f"--mutant {mut['name']}=on: on for both runs of a --repeat 2 invocation, off after it"
                    f" ({invocation})", bool(invocation and invocation["held"])))
     for what, held in checks:
-        print(f"{'PASS' if held else 'FAIL'}: {what}")
+        # None: the check's own premise did not hold in these runs
+        print(f"{'SKIP' if held is None else 'PASS' if held else 'FAIL'}: {what}")
     return {"mutant": mut["name"], "hunter": list(mut["hunter"]), "reverts": mut["reverts"], "runs": rows,
             "suites": suites, "first_finding": {arm: detection_speed(rows, arm) for arm in ("user-on", "on")},
             "checks": [{"check": w, "held": h} for w, h in checks]}
@@ -734,7 +750,7 @@ def main():
         with open(tmp_json, "w") as f:
             json.dump({"kernel": image, "mutants": proofs}, f, indent=1)
         os.replace(tmp_json, a.json)
-    return 0 if all(c["held"] for p in proofs for c in p["checks"]) else EXIT_FAIL
+    return 0 if all(c["held"] is not False for p in proofs for c in p["checks"]) else EXIT_FAIL
 
 
 if __name__ == "__main__":

@@ -122,6 +122,21 @@ assert not held("off", 0, run("race", 0, 0), run("migrate-after-walk", 64, 375))
 assert held("off", 0, run("race", 0, 0), run("migrate-after-walk", 0, 0))
 PY
 ok $? "mutant-proof, a suite line's control: a loss with the switch ON only where the kernel skipped flushes in the run; OFF, none"
+# mmrace's premise at the finding: judged only in runs whose timestamps
+# placed a move inside a walk; a SKIP (None) where none did, never a pass.
+"$MMT_PYTHON3" - "$MMT_SRCDIR" <<'PY'
+import importlib.util, sys
+sys.dont_write_bytecode = True
+sys.path.insert(0, sys.argv[1] + "/analysis/lib")
+spec = importlib.util.spec_from_file_location("mp", sys.argv[1] + "/ops/mutant-proof.py")
+mp = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mp)
+f = mp.premise_at_finding
+assert f([{"in_window": 0, "raced_first": 0}]) is None and f([]) is None
+assert f([{"in_window": 5, "raced_first": 0}]) is False
+assert f([{"in_window": 5, "raced_first": 1}, {"in_window": 0, "raced_first": 0}]) is True
+PY
+ok $? "mutant-proof, mmrace's premise at the finding: FAIL where a move was placed in a walk and none raced, SKIP where no move was placed"
 
 image=$("$MMT_SRCDIR/scripts/mutant-kernel" --cached 2>"$scratch/why")
 if [ -z "$image" ]; then
