@@ -49,7 +49,7 @@ fi
 
 nb_before=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)
 f="$scratch/race.json"
-run mmrace --variant race,migrate-after-walk --duration 3s --output "$f"
+run_sysctls "$f" mmrace --variant race,migrate-after-walk --duration 3s
 [ "$rc" -eq 0 ]
 ok $? "race and migrate-after-walk: exit 0 ($(printf '%s' "$err" | head -1))"
 # The race's premise (a writer on another CPU stored while a page moved
