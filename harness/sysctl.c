@@ -150,18 +150,20 @@ static int hexval(char c)
 
 /* A journal may only name sysctls (<root>/proc/sys/...), the scheduler's
  * knobs that moved from sysctl to debugfs in Linux 5.13 (NUMA balancing's
- * scan period and delay: MMT_SCHED_DEBUGFS) and module parameters
+ * scan period and delay: MMT_SCHED_DEBUGFS), transparent huge pages'
+ * knobs (MMT_THP_SYSFS) and module parameters
  * (<root>/sys/module/M/parameters/..., the mutant kernel's switches),
  * without "..". */
 static bool sysctl_path_ok(const char *p)
 {
-	char sys[300], mod[300], sched[300];
+	char sys[300], mod[300], sched[300], thp[300];
 	size_t r = strlen(root);
 
 	snprintf(sys, sizeof(sys), "%s/proc/sys/", root);
 	snprintf(mod, sizeof(mod), "%s/sys/module/", root);
 	snprintf(sched, sizeof(sched), "%s" MMT_SCHED_DEBUGFS "/", root);
-	if (strncmp(p, sys, strlen(sys)) && strncmp(p, sched, strlen(sched)) &&
+	snprintf(thp, sizeof(thp), "%s" MMT_THP_SYSFS "/", root);
+	if (strncmp(p, sys, strlen(sys)) && strncmp(p, sched, strlen(sched)) && strncmp(p, thp, strlen(thp)) &&
 	    (strncmp(p, mod, strlen(mod)) || !strstr(p + r, "/parameters/")))
 		return false;
 	if (strstr(p, "/../") || strstr(p, "/./") || (strlen(p) >= 3 && !strcmp(p + strlen(p) - 3, "/..")))
@@ -466,6 +468,25 @@ static int append_journal(const char *path, const char *value, size_t vlen, char
 	return 0;
 }
 
+/* A knob that lists its choices ("always [never] deny") reads back the
+ * one in force in brackets and takes only that word on a write: it is
+ * moved to the front of buf.  The new length (n where there are no
+ * brackets: every other knob reads back what it takes). */
+static size_t choice_in_force(char *buf, size_t n)
+{
+	char *open = memchr(buf, '[', n), *close;
+
+	if (!open)
+		return n;
+	close = memchr(open, ']', n - (size_t)(open - buf));
+	if (!close || close == open + 1)
+		return n;
+	n = (size_t)(close - open - 1);
+	memmove(buf, open + 1, n);
+	buf[n] = '\0';
+	return n;
+}
+
 /* While a scenario runs, the sysctls its descriptor declares (needs.sysctls). */
 static const char *const *scenario_allows;
 static bool scenario_running;
@@ -497,7 +518,7 @@ int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 	resolve_paths();
 	snprintf(path, sizeof(path), "%s%s", root, sysctl);
 	if (!sysctl_path_ok(path))
-		return fail(err, len, "%s is not a sysctl (/proc/sys, " MMT_SCHED_DEBUGFS ") or module parameter", sysctl);
+		return fail(err, len, "%s is not a sysctl (/proc/sys, " MMT_SCHED_DEBUGFS ", " MMT_THP_SYSFS ") or module parameter", sysctl);
 	if (!at_exit) {
 		atexit(restore_at_exit); /* exit() anywhere, e.g. a worker that cannot start */
 		at_exit = true;
@@ -531,6 +552,7 @@ int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 		if (n <= 0 || n == (ssize_t)sizeof(saved[i].value))
 			return fail(err, len, "cannot read %s (empty, or longer than %zu bytes)", path,
 				    sizeof(saved[i].value) - 1);
+		n = (ssize_t)choice_in_force(saved[i].value, (size_t)n);
 		if (append_journal(path, saved[i].value, (size_t)n, err, len))
 			return -1;
 		saved[i].len = (size_t)n;

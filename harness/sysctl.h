@@ -29,7 +29,13 @@
  * (numa_balancing/scan_delay_ms, ...): journalled as sysctls are. */
 #define MMT_SCHED_DEBUGFS "/sys/kernel/debug/sched"
 
-/* Journals the current value of path (a /proc/sys file), then writes
+/* Transparent huge pages' knobs (shmem_enabled, ...): a read shows every
+ * choice with the one in force in brackets ("always [never] ..."), so
+ * the journal keeps that word alone, which is what a write takes back. */
+#define MMT_THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
+
+/* Journals the current value of path (a /proc/sys file, or one of the
+ * other knobs above), then writes
  * value.  0, or -1 with one line in err (the lock is held by another run,
  * the state directory is unsafe, the file cannot be read or written). */
 int mmt_sysctl_set(const char *path, const char *value, char *err, size_t len);

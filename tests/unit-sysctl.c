@@ -239,6 +239,33 @@ static void test_only_sysctls(void)
 	       "a scheduler knob in debugfs is set (%s) %s", get(knob), err);
 	mmt_sysctl_restore_all();
 	tap_is_str(get(knob), "5", "... and put back");
+	/* shmem_enabled reads back every choice, the one in force bracketed,
+	 * and takes one word: that word is journalled and written back */
+	snprintf(knob, sizeof(knob), "%s" MMT_THP_SYSFS "/shmem_enabled", top);
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s" MMT_THP_SYSFS, top);
+	if (system(cmd))
+		tap_ok(0, "mkdir: %s", cmd);
+	put(knob, "always within_size advise [never] deny force\n");
+	err[0] = '\0';
+	/* the fake is not truncated by the write: its first word is the one written */
+	tap_ok(!mmt_sysctl_set(MMT_THP_SYSFS "/shmem_enabled", "advise", err, sizeof(err)) &&
+		       !strncmp(get(knob), "advise ", 7),
+	       "a transparent huge page knob is set (%s) %s", get(knob), err);
+	{
+		FILE *f = fopen(journal, "r");
+		char text[1024] = "";
+
+		if (f) {
+			text[fread(text, 1, sizeof(text) - 1, f)] = '\0';
+			fclose(f);
+		}
+		/* "never" in hex, alone on its line */
+		tap_ok(strstr(text, "/shmem_enabled 6e65766572\n") != NULL,
+		       "... its journal keeps the word in force alone, as a write takes it: %s", text);
+	}
+	put(knob, ""); /* a write to the fake, a regular file, must replace it as one to sysfs does */
+	mmt_sysctl_restore_all();
+	tap_is_str(get(knob), "never", "... and it is put back as that word");
 }
 
 /* A forked child (mmrace's migrator) that dies of a signal leaves its
