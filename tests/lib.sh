@@ -42,6 +42,28 @@ run() {
 	err=$(cat "$scratch/err")
 }
 
+# sysctl_original PATH: PATH's value as this machine has it, for a check
+# that a test's runs put it back: where another test's run holds it changed
+# at the moment of reading (make check runs tests in parallel), the
+# original that run journalled, not its value.  The journal is read before
+# and after the file: a change in between reads again.
+sysctl_original() {
+	_so_j=/run/mmtorture/journal
+	_so_i=0
+	while [ $_so_i -lt 20 ]; do
+		_so_a=$(cat "$_so_j" 2>/dev/null)
+		_so_v=$(cat "$1" 2>/dev/null || echo none)
+		[ "$_so_a" = "$(cat "$_so_j" 2>/dev/null)" ] && break
+		_so_i=$((_so_i + 1))
+	done
+	_so_hex=$(printf '%s\n' "$_so_a" | awk -v p="$1" '$1 == "set" && $2 == p { print $3; exit }')
+	if [ -n "$_so_hex" ]; then
+		printf '%s' "$_so_hex" | xxd -r -p | tr -d '\n'
+	else
+		printf '%s' "$_so_v"
+	fi
+}
+
 # run_sysctls FILE ARGS...: run ARGS --output FILE, again while its first
 # run was skipped, or ran with an actor off (mmrace's NUMA balancing),
 # because another mmtorture run held the sysctl lock, for at most 60 s.
