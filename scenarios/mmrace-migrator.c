@@ -181,8 +181,7 @@ long mmr_compact(const struct mmr_priv *p)
 	return rc;
 }
 
-static long migrate(const struct mmr_priv *p, char *base, uint64_t n, void **pages, int *nodes,
-		    int *status)
+long mmr_move_hot(const struct mmr_priv *p, char *base, uint64_t n, void **pages, int *nodes, int *status)
 {
 	if (p->variant == V_RACE_COMPACTION)
 		return mmr_compact(p);
@@ -375,7 +374,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 			for (unsigned i = 0; i < p->hot; i++)
 				(void)READ_ONCE(*(volatile uint64_t *)pages[i]);
 			t0 = mmt_now_ns();
-			migrate(p, base, k & 1, pages, nodes, status);
+			mmr_move_hot(p, base, k & 1, pages, nodes, status);
 			t0 = mmt_now_ns() - t0;
 			c->first_move_ns = t0 > c->first_move_ns ? t0 : c->first_move_ns;
 		}
@@ -397,7 +396,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 		if (!(shares_protector ? nap_into_walk(c, (uint32_t)n, parent, &seed)
 				       : wait_walk(c, (uint32_t)n, parent)) || READ_ONCE(c->stop))
 			break;
-		if (p->variant == V_MIGRATE_AFTER_WALK)
+		if (mmr_after_walk(p->variant))
 			wait_walk_returned(c, n, shares_protector);
 		/* A spin on the protector's CPU would only hold the walk
 		 * still: there the move comes when the walk is preempted.
@@ -417,7 +416,7 @@ static void child_main(struct mmr_priv *p, pid_t parent)
 			watch_begin(watch, n);
 		smp_store_release(&c->moving, n);
 		c->m0 = mmt_now_ns();
-		rc = migrate(p, base, n, pages, nodes, status);
+		rc = mmr_move_hot(p, base, n, pages, nodes, status);
 		c->m1 = mmt_now_ns();
 		smp_store_release(&c->moving, 0);
 		watch_end(watch, c, p->hot, n);

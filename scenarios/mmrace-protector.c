@@ -168,11 +168,12 @@ static const char *has_enough(const struct mmr_priv *p, uint64_t n)
 	 * that counts losses gives --duration). */
 	if (p->lost_known)
 		return "a lost write";
-	if (p->child <= 0 || (p->variant == V_RACE_THP && p->thp_kb <= 0))
+	if (p->child <= 0 || (mmr_thp(p->variant) && p->thp_kb <= 0))
 		return mmt_now_ns() - p->start_ns >= MMT_DEFAULT_DURATION_NS ? "nothing to race" : NULL;
-	if (p->variant == V_MIGRATE_AFTER_WALK)
-		return READ_ONCE(p->ctl->pages_moved) >= MMR_TARGET_RACED ? "pages moved" : NULL;
-	return p->raced >= MMR_TARGET_RACED ? "pages raced" : NULL;
+	/* The rule counts the migrator's moves of a page: a huge page once. */
+	if (mmr_after_walk(p->variant))
+		return READ_ONCE(p->ctl->pages_moved) / mmr_page_of(p) >= MMR_TARGET_RACED ? "pages moved" : NULL;
+	return p->raced / mmr_page_of(p) >= MMR_TARGET_RACED ? "pages raced" : NULL;
 }
 
 static void end_iteration(struct mmr_priv *p, uint64_t n)

@@ -70,14 +70,18 @@ const struct mmt_variant mmr_variants[NR_VARIANTS] = {
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
 		.hunts = "20841405940e mm: fix TLB flush race between migration, and change_protection_range" },
 	[V_RACE_THP] = { .name = "race-thp",
-		.help = "as race with the hot set one 2 MiB shmem huge page (needs shmem_enabled advise or always). Not proven by a mutant: THP migration unmaps through pmdp_invalidate(), which always flushes, so 20841405940e's PTE path is not on it",
-		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
+		.help = "as race with the hot set one 2 MiB shmem huge page mapped by a PMD, ahead of the walk's 4 KiB cold pages: the THP migration path (set_pmd_migration_entry()), where 20841405940e's rule for PROT_NONE entries also applies. Without --duration it runs until the huge page raced 64 times or its first lost write. Where shmem_enabled is never or deny, a root run sets it to advise for the run (the journal puts it back). Plain run-scenario mmrace --variant race-thp lost writes in 10 of 10 runs on a kernel with the fix it hunts reverted for THPs (scripts/mutant-proof)",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
+		.hunts = "20841405940e mm: fix TLB flush race between migration, and change_protection_range" },
 	[V_RACE_COMPACTION] = { .name = "race-compaction",
 		.help = "as race, but compaction alone moves the hot pages: the second process writes their node's compact file at a random moment inside the walk instead of calling move_pages, and between walks the hot pages are re-placed below the holes of a striped 64 MiB filler (on an idle machine compaction finds no target and moves nothing); the walk crosses its cold pages as many times as make it twice a compaction pass measured before it (walk_aliases); NUMA balancing off for the run. Needs root and CONFIG_COMPACTION. Plain run-scenario mmrace --variant race-compaction lost writes in 10 of 10 runs on a kernel with the fix it hunts reverted (the first after 0.70-1.60 s, median 0.95 s, 2-node TCG guest) and none, conclusive in 10 of 10 (in 6.3-17.9 s), with it in (scripts/mutant-proof)",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL,
 		.hunts = "20841405940e mm: fix TLB flush race between migration, and change_protection_range" },
 	[V_MIGRATE_AFTER_WALK] = { .name = "migrate-after-walk",
 		.help = "control: the same migrations, only once mprotect has returned (flush done, none pending); migrations_in_window must be 0 and no write lost even on the mutant kernel",
+		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
+	[V_MIGRATE_AFTER_WALK_THP] = { .name = "migrate-after-walk-thp",
+		.help = "race-thp's control: its huge page moved only once mprotect has returned; migrations_in_window must be 0 and no write lost even on the mutant kernel",
 		.forbidden_on = MMT_ARCH_ALL, .family = MMT_FAMILY_KERNEL },
 	[V_BROKEN_STALE_MAPPING] = { .name = "broken-stale-mapping",
 		.help = "fault injection in user space: the hot pages copied to a second memfd and mapped in their place, the old frames zeroed for a new owner, while each writer makes --inject-stores stores through the old mapping; each must be reported lost and foreign",
@@ -88,7 +92,7 @@ const struct mmt_variant mmr_variants[NR_VARIANTS] = {
 };
 
 static const struct mmt_option options[NR_OPTIONS] = {
-	[OPT_HOT_PAGES] = { "hot-pages", "4 KiB pages at the front of each walk that writers store to and the migrator moves (race-thp: 512)",
+	[OPT_HOT_PAGES] = { "hot-pages", "4 KiB pages at the front of each walk that writers store to and the migrator moves (race-thp and its control: 512)",
 		4, 1, MMR_MAX_HOT },
 	[OPT_WALK_PAGES] = { "walk-pages", "4 KiB pages in each mprotect walk, hot ones first: the rest keep the flush pending while the walk crosses them. 65536 (256 MiB): in the 2-node TCG guest of the mutant kernel the first write was lost after a median 85 ms (8 runs), 234 ms with 16384 (5 runs)",
 		65536, 1, 1u << 20 },
@@ -110,7 +114,7 @@ static const char *const outcome_names[NR_OUTCOMES] = { "verified", "lost_write"
 
 static bool uses_migrator(int v)
 {
-	return v == V_RACE || v == V_RACE_THP || v == V_RACE_COMPACTION || v == V_MIGRATE_AFTER_WALK;
+	return v == V_RACE || v == V_RACE_COMPACTION || mmr_thp(v) || mmr_after_walk(v);
 }
 
 static struct mmr_actor *find_actor(struct mmr_priv *p, const char *name)
@@ -265,8 +269,8 @@ static int map_region(struct mmr_priv *p)
 
 	p->region_len = (size_t)p->walk * MMR_PAGE;
 	p->walk_aliases = 1;
-	/* race-compaction holds the address space for lengthen_walk(). */
-	p->reserve_len = p->region_len + (p->variant == V_RACE_COMPACTION ?
+	/* race-compaction and race-thp hold the address space for lengthen_walk(). */
+	p->reserve_len = p->region_len + (p->variant == V_RACE_COMPACTION || mmr_thp(p->variant) ?
 		(size_t)(MMR_MAX_WALK_ALIASES - 1) * (p->region_len - (size_t)p->hot * MMR_PAGE) : 0);
 	for (int i = 0; i < nfd; i++) {
 		p->memfd[i] = memfd_create("mmtorture-mmrace", MFD_CLOEXEC);
@@ -285,7 +289,11 @@ static int map_region(struct mmr_priv *p)
 		return -1;
 	if (p->variant == V_RACE_COMPACTION && map_filler(p))
 		return -1;
-	madvise(p->region, p->region_len, p->variant == V_RACE_THP ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	/* A huge hot page alone: the 4 KiB cold pages after it keep the walk,
+	 * and so its flush, pending (the walk crosses a PMD at once). */
+	madvise(p->region, p->region_len, MADV_NOHUGEPAGE);
+	if (mmr_thp(p->variant))
+		madvise(p->region, hot, MADV_HUGEPAGE);
 	bind_to_run_node(p, p->region, p->region_len);
 	/* race-compaction: the cold pages on another node where there is one,
 	 * so that a pass over the hot pages' node has little else to move. */
@@ -376,6 +384,46 @@ static void numa_balancing_off(struct mmr_priv *p)
 		actor(p, "numa_balancing", false, "race-compaction: switched off for the run, compaction alone moves pages");
 }
 
+/* race-thp and its control: a memfd's page comes huge only where
+ * shmem_enabled allows it.  advise asks no more than the hot page's
+ * MADV_HUGEPAGE; where it is never or deny a root run sets advise for the
+ * run (the journal puts it back).  Before the region is populated. */
+static void shmem_huge_advise(struct mmr_priv *p)
+{
+	const char *path = MMT_THP_SYSFS "/shmem_enabled";
+	char now[160] = "", err[256], *open, *close;	/* "always [never] ...", its error */
+	FILE *f = fopen(path, "re");
+
+	if (!f || !fgets(now, sizeof(now), f)) {
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "this kernel has no shmem huge pages (%s: %s)", path,
+			 strerror(errno));
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	open = strchr(now, '[');
+	close = open ? strchr(open, ']') : NULL;
+	if (!close) {
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "%s: no choice in force in '%.*s'", path,
+			 (int)strcspn(now, "\n"), now);
+		return;
+	}
+	*close = '\0';
+	open++;
+	p->shmem_thp_on = strcmp(open, "never") && strcmp(open, "deny");
+	if (p->shmem_thp_on)
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled %s", open);
+	else if (geteuid() != 0)
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled is %s: needs root to set advise", open);
+	else if (mmt_sysctl_set(path, "advise", err, sizeof(err)))
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled is %.16s: %.256s", open, err);
+	else {
+		p->shmem_thp_on = true;
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled was %s: advise for the run", open);
+	}
+}
+
 static void choose_actors(struct mmr_priv *p)
 {
 	const struct mmt_run *run = p->run;
@@ -416,6 +464,8 @@ static void choose_actors(struct mmr_priv *p)
 		actor(p, "numa_balancing", false, err);
 	else
 		actor(p, "numa_balancing", true, NULL);
+	if (mmr_thp(p->variant))
+		actor(p, "shmem_thp", p->shmem_thp_on, p->shmem_thp_why);
 	if (!p->pagemap)
 		actor(p, "pfn_tracking", false, "PFNs in /proc/self/pagemap need root: moves cannot be seen");
 	else
@@ -453,39 +503,61 @@ static uint64_t timed_walk(struct mmr_priv *p, size_t len)
 	return t1 - t0;
 }
 
+/* The longer of two of the migrator's moves, made before the writers
+ * run: race-compaction's pass, or a move of race-thp's huge page to the
+ * next node and back.  0 where one failed. */
+static uint64_t timed_moves(struct mmr_priv *p)
+{
+	void *pages[MMR_MAX_HOT];
+	int nodes[MMR_MAX_HOT], status[MMR_MAX_HOT];
+	uint64_t most = 0;
+
+	for (unsigned i = 0; i < p->hot; i++)
+		pages[i] = p->region + (size_t)i * MMR_PAGE;
+	for (uint64_t n = 1; n <= 2; n++) {
+		uint64_t t0 = mmt_now_ns(), t;
+
+		if (mmr_move_hot(p, p->region, n, pages, nodes, status) < 0)
+			return 0;
+		t = mmt_now_ns() - t0;
+		most = t > most ? t : most;
+	}
+	return most;
+}
+
 /*
  * race-compaction: a pass scans its whole node, and in the 2-node TCG
  * guest lasted 22 ms against a default walk's 8: no pass could begin and
- * end inside a walk, so no run with the fix in could be conclusive.  The
- * guest has no memory to spare for a longer walk, but the walk's length
- * is its PTEs, not its memory: the cold pages mapped again after
- * themselves (MAP_FIXED into the address space map_region() held) add
- * PTEs for the walk to cross, with its flush pending, at the cost of page
- * tables alone.  How many mappings: measured here, after the first pass,
- * so that a walk lasts at least twice the longer of two passes.
+ * end inside a walk, so no run with the fix in could be conclusive.
+ * race-thp: a move of its huge page lasted 24 ms against a walk's 12, and
+ * a call that runs over the walk's end cannot be placed inside it, so
+ * lost writes came with no move counted raced.  The guest has no memory
+ * to spare for a longer walk, but the walk's length is its PTEs, not its
+ * memory: the cold pages mapped again after themselves (MAP_FIXED into
+ * the address space map_region() held) add PTEs for the walk to cross,
+ * with its flush pending, at the cost of page tables alone.  How many
+ * mappings: measured here, so that a walk lasts at least twice the longer
+ * of two moves.
  */
 static void lengthen_walk(struct mmr_priv *p)
 {
 	const size_t hot = (size_t)p->hot * MMR_PAGE, cold = p->region_len - hot;
+	const uint64_t move = timed_moves(p);
 	uint64_t walk = UINT64_MAX;
 	unsigned k;
 
-	if (!cold)
+	if (!cold || !move)
 		return;
-	for (int i = 0; i < 2; i++) {
-		uint64_t t0 = mmt_now_ns(), t;
-
-		if (mmr_compact(p))
-			return;
-		t = mmt_now_ns() - t0;
-		p->pass_ns = t > p->pass_ns ? t : p->pass_ns;
-	}
+	if (p->variant == V_RACE_COMPACTION)
+		p->pass_ns = move;
+	else
+		p->huge_move_ns = move;
 	for (int i = 0; i < 3; i++) {
 		uint64_t t = timed_walk(p, p->region_len);
 
 		walk = t < walk ? t : walk;
 	}
-	k = (unsigned)((2 * p->pass_ns + walk) / (walk ? walk : 1));
+	k = (unsigned)((2 * move + walk) / (walk ? walk : 1));
 	k = k < 1 ? 1 : k > MMR_MAX_WALK_ALIASES ? MMR_MAX_WALK_ALIASES : k;
 	for (unsigned i = 1; i < k; i++) {
 		char *at = p->region + hot + (size_t)i * cold;
@@ -534,11 +606,11 @@ static int mmrace_prepare(struct mmt_run *run)
 	for (unsigned k = 0; k < MMR_PIN_PIPES; k++)
 		p->pin_pipe[k][0] = p->pin_pipe[k][1] = -1;
 	p->variant = (int)(run->variant - mmr_variants);
-	p->hot = p->variant == V_RACE_THP ? 512 : (unsigned)run->opt[OPT_HOT_PAGES];
+	p->hot = mmr_thp(p->variant) ? 512 : (unsigned)run->opt[OPT_HOT_PAGES];
 	p->walk = (unsigned)run->opt[OPT_WALK_PAGES];
 	if (p->walk < p->hot)
 		p->walk = p->hot;
-	if (p->variant == V_RACE_THP)
+	if (mmr_thp(p->variant))
 		p->walk = (p->walk + 511) / 512 * 512;
 	p->nwriters = n <= 2 ? 1 : n - 2;
 	if (p->nwriters > MMR_MAX_WRITERS)
@@ -549,9 +621,11 @@ static int mmrace_prepare(struct mmt_run *run)
 		return -1;
 	}
 	memset(p->ctl, 0, sizeof(*p->ctl));
+	if (mmr_thp(p->variant))
+		shmem_huge_advise(p);
 	if (map_region(p) || setup_writers(p))
 		return -1;
-	p->thp_kb = p->variant == V_RACE_THP ? shmem_pmd_kb() : 0;
+	p->thp_kb = mmr_thp(p->variant) ? shmem_pmd_kb() : 0;
 	p->root = geteuid() == 0;
 	p->pagemap_fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 	p->pagemap = mmr_read_pfn(p->pagemap_fd, p->region) != 0; /* 0 without CAP_SYS_ADMIN */
@@ -565,7 +639,7 @@ static int mmrace_prepare(struct mmt_run *run)
 	choose_actors(p);
 	if (p->variant == V_RACE_COMPACTION && actor_on(p, "migrator"))
 		first_pass(p);
-	if (p->variant == V_RACE_COMPACTION && actor_on(p, "migrator"))
+	if ((p->variant == V_RACE_COMPACTION || mmr_thp(p->variant)) && actor_on(p, "migrator"))
 		lengthen_walk(p);
 	p->guard_ns = mmr_calibrate_guard(p);
 	/* The first walk's delay needs a walk's length and a move's: the
@@ -576,7 +650,7 @@ static int mmrace_prepare(struct mmt_run *run)
 		uint64_t walk = timed_walk(p, p->region_len), again = timed_walk(p, p->region_len);
 
 		p->walk_ns_ema = (double)(walk < again ? walk : again);
-		p->migrate_ns_ema = (double)p->pass_ns;
+		p->migrate_ns_ema = (double)(p->pass_ns ? p->pass_ns : p->huge_move_ns);
 	}
 	find_window_counter(p);
 	if (mmr_install_segv(p))
@@ -794,19 +868,19 @@ static void judge(struct mmt_run *run, struct mmr_priv *p, const char *child_dea
 		return;
 	else if (!actor_on(p, "migrator"))
 		mmt_run_inconclusive(run, "migrator skipped: %s", actor_why_off(p, "migrator"));
-	else if (p->variant == V_RACE_THP && p->thp_kb <= 0)
-		mmt_run_inconclusive(run, "no shmem huge page backed the walk when it was populated (ShmemPmdMapped %ld kB): shmem_enabled must be advise or always",
-			     p->thp_kb);
+	else if (mmr_thp(p->variant) && p->thp_kb <= 0)
+		mmt_run_inconclusive(run, "no shmem huge page backed the hot page when it was populated (ShmemPmdMapped %ld kB; shmem_thp: %s)",
+			     p->thp_kb, p->shmem_thp_why);
 	else if (!c->pages_moved)
 		mmt_run_inconclusive(run, "no hot page moved in %llu %s", (unsigned long long)c->migrate_calls,
 			     p->variant == V_RACE_COMPACTION ? "compaction passes" : "move_pages() calls");
-	else if (p->variant != V_MIGRATE_AFTER_WALK && p->kernel_in_window == 0)
-		mmt_run_inconclusive(run, "the mutant kernel saw no PROT_NONE PTE cleared with a flush pending during the migrator's calls (%llu pages moved, %llu by the timestamps inside a walk)",
-			     (unsigned long long)c->pages_moved, (unsigned long long)p->in_window);
-	else if (p->variant != V_MIGRATE_AFTER_WALK && !p->in_window)
+	else if (!mmr_after_walk(p->variant) && p->kernel_in_window == 0)
+		mmt_run_inconclusive(run, "the mutant kernel saw no PROT_NONE %s with a flush pending during the migrator's calls (%llu pages moved, %llu by the timestamps inside a walk)",
+			     mmr_thp(p->variant) ? "PMD invalidated" : "PTE cleared", (unsigned long long)c->pages_moved, (unsigned long long)p->in_window);
+	else if (!mmr_after_walk(p->variant) && !p->in_window)
 		mmt_run_inconclusive(run, "no migration began and ended inside an mprotect walk (%llu pages moved, all outside)",
 			     (unsigned long long)c->pages_moved);
-	else if (p->variant != V_MIGRATE_AFTER_WALK && !p->raced)
+	else if (!mmr_after_walk(p->variant) && !p->raced)
 		mmt_run_inconclusive(run, "no writer on another CPU than the migrator's stored to the pages while they moved in a walk (%llu pages: %llu stored from its CPU only, %llu not at all)%s",
 			     (unsigned long long)p->in_window, (unsigned long long)p->in_window_same_cpu,
 			     (unsigned long long)p->in_window_no_store, shares_writer(p));
@@ -952,7 +1026,7 @@ static void finding_metrics(struct mmt_run *run, struct mmr_priv *p, const struc
 	mmt_put_count(run, "wait_timeouts", p->wait_timeouts);
 	mmt_put_text(run, "wait_timeout", p->wait_timeouts ? p->wait_timeout_what : NULL);
 	mmt_put_text(run, "migrator_death", child_death);
-	if (p->variant == V_RACE_THP) {
+	if (mmr_thp(p->variant)) {
 		r->shmem = (struct mmr_shmem_kb){ p->thp_kb, shmem_pmd_kb() };
 		mmt_put_object(run, "shmem_pmd_mapped_kb", &r->shmem);
 	}
@@ -1017,6 +1091,7 @@ static void mmrace_verify(struct mmt_run *run)
 	mmt_put_count(run, "walk_pages", p->walk);
 	mmt_put_count(run, "walk_aliases", p->walk_aliases);
 	mmt_put_real(run, "compaction_pass_us", (double)p->pass_ns / 1000);
+	mmt_put_real(run, "huge_move_us", (double)p->huge_move_ns / 1000);
 	mmt_put_count(run, "iterations", p->iterations);
 	mmt_put_count(run, "mprotect_calls", p->mprotect_calls);
 	mmt_put_real(run, "walk_mean_us", p->walk_ns_ema / 1000);
@@ -1061,7 +1136,7 @@ static void mmrace_cleanup(struct mmt_run *run)
 	run->priv = NULL;
 }
 
-static const char *const sysctls_written[] = { "/proc/sys/kernel/numa_balancing", NULL };
+static const char *const sysctls_written[] = { "/proc/sys/kernel/numa_balancing", MMT_THP_SYSFS "/shmem_enabled", NULL };
 /* move_pages() and NUMA balancing: without them nothing moves a page */
 static const char *const config_needed[] = { "CONFIG_MIGRATION", NULL };
 
@@ -1072,9 +1147,11 @@ static const struct mmt_metric metrics[] = {
 	MMT_COUNT_ROW("writers", "threads", "writer threads"),
 	MMT_COUNT_ROW("hot_pages", "pages", "pages the writers store to and the migrator moves"),
 	MMT_COUNT_ROW("walk_pages", "pages", "pages in each mprotect walk"),
-	MMT_COUNT_ROW("walk_aliases", "mappings", "mappings of the walk's cold pages it crosses (race-compaction: enough for a walk twice a compaction pass)"),
+	MMT_COUNT_ROW("walk_aliases", "mappings", "mappings of the walk's cold pages it crosses (race-compaction, race-thp and its control: enough for a walk twice the move measured before it)"),
 	{ "compaction_pass_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false,
 	  "race-compaction: the longer of two compaction passes measured before the walks (0: none)", NULL },
+	{ "huge_move_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false,
+	  "race-thp and its control: the longer of two moves of the huge page measured before the walks (0: none)", NULL },
 	MMT_COUNT_ROW("iterations", "walks", "mprotect walks (PROT_NONE and back)"),
 	MMT_COUNT_ROW("mprotect_calls", "calls", "mprotect() calls"),
 	{ "walk_mean_us", MMT_METRIC_REAL, "us", MMT_BETTER_NEUTRAL, false, "mean mprotect walk (moving average)", NULL },
@@ -1143,19 +1220,22 @@ static void mmrace_words(const json_t *run, char *buf, size_t len)
 	const json_t *h = json_object_get(json_object_get(run, "witnesses"), "histogram");
 	const char *status = json_string_value(json_object_get(run, "status"));
 	const char *variant = json_string_value(json_object_get(run, "variant"));
+	bool control = false;
 
 	buf[0] = '\0';
 	if (!status || !variant)
 		return;
+	for (int i = 0; i < NR_VARIANTS; i++)
+		control |= mmr_after_walk(i) && !strcmp(variant, mmr_variants[i].name);
 	if (json_is_true(json_object_get(run, "injected")))
 		snprintf(buf, len, "fault injected");
 	else if (!strcmp(status, "witnessed"))
 		snprintf(buf, len, "%s: no fix",
 			 mmt_metric_int(h, "lost_write") || mmt_metric_int(h, "foreign_write") ? "lost"
 			 : mmt_metric_int(h, "stale_tlb_write") ? "stale TLB" : mmt_metric_int(h, "crash") ? "crash" : "splat");
-	else if (!strcmp(variant, mmr_variants[V_MIGRATE_AFTER_WALK].name) && mmt_metric_int(m, "migrations_in_window"))
+	else if (control && mmt_metric_int(m, "migrations_in_window"))
 		snprintf(buf, len, "%lld in window", mmt_metric_int(m, "migrations_in_window"));
-	else if (!strcmp(variant, mmr_variants[V_MIGRATE_AFTER_WALK].name))	/* the control, as it must be */
+	else if (control)	/* as it must be */
 		snprintf(buf, len, "none in window");
 	else if (!strcmp(status, "ok"))
 		snprintf(buf, len, "in window: has fix");

@@ -47,7 +47,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit
 fi
 
-nb_before=$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)
+nb_before=$(sysctl_original /proc/sys/kernel/numa_balancing)
 f="$scratch/race.json"
 run_sysctls "$f" mmrace --variant race,migrate-after-walk --duration 3s
 [ "$rc" -eq 0 ]
@@ -231,6 +231,30 @@ else
 fi
 [ "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)" = "$nb_before" ]
 ok $? "race-compaction: numa_balancing restored ($nb_before)"
+
+# race-thp and its control: the hot page one shmem huge page mapped by a
+# PMD, the cold pages not (they keep the walk long); shmem_enabled advise for
+# the run where it was never or deny, and as found after.
+shmem=/sys/kernel/mm/transparent_hugepage/shmem_enabled
+if [ "$(id -u)" != 0 ]; then
+	skip "race-thp: shmem_enabled, moves and PFNs need root"
+elif [ ! -r "$shmem" ]; then
+	skip "race-thp: this kernel has no shmem huge pages ($shmem)"
+else
+	f=$scratch/thp.json
+	# the choice in force: the file brackets it among the others, a journal keeps it alone
+	choice() { sed 's/.*\[\(.*\)\].*/\1/'; }
+	shmem_before=$(sysctl_original "$shmem" | choice)
+	run_sysctls "$f" mmrace --variant race-thp,migrate-after-walk-thp --duration 1s
+	kb=$(get "$f" runs.0.metrics.shmem_pmd_mapped_kb.populated)
+	[ "$kb" = 2048 ] && [ "$(get "$f" runs.1.metrics.shmem_pmd_mapped_kb.populated)" = 2048 ] &&
+		[ "$(get "$f" runs.0.metrics.actors.shmem_thp)" = on ] &&
+		[ "$(get "$f" runs.0.metrics.hot_pages)" = 512 ] &&
+		[ "$(get "$f" runs.0.witnesses.histogram.lost_write)" = 0 ] &&
+		[ "$(get "$f" runs.1.metrics.migrations_in_window)" = 0 ] &&
+		[ "$(choice <"$shmem")" = "$shmem_before" ]
+	ok $? "race-thp and its control: the hot page a 2 MiB shmem huge page ($kb kB by PMD), nothing lost, the control nothing in a walk; shmem_enabled as found after ($shmem_before; rc $rc)"
+fi
 
 "$MMT_BIN" mmrace --variant race --duration 60s --output "$scratch/int.json" >/dev/null 2>&1 &
 pid=$!

@@ -45,7 +45,10 @@ else
 	skip "setting switches needs root"
 fi
 MMT_SYSCTL_ROOT=$scratch/none run mmrace --variant race --mutant no_such_bug --duration 100ms --output "$scratch/x.json"
-[ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "this kernel has no mutant switches.*(kernel/mutants.tsv: tlb_flush_pending, clear_refs_flush, madv_nested_flush, mremap_flush, pmd_unshare_flush, migrate_pmd_unshare)"
+# every switch of the table, once each, in its order
+switches=$(tail -n +2 "$MMT_SRCDIR/kernel/mutants.tsv" | cut -f1 | awk '!seen[$0]++' | paste -sd, - | sed 's/,/, /g')
+[ "$rc" -eq 2 ] && printf '%s' "$err" | grep -qF "this kernel has no mutant switches" &&
+	printf '%s' "$err" | grep -qF "(kernel/mutants.tsv: $switches)"
 ok $? "no mutant kernel: exit 2, naming the table's switches ($err)"
 run mmrace --variant race --mutant tlb_flush_pending=maybe --duration 100ms --output "$scratch/x.json"
 [ "$rc" -eq 2 ] && printf '%s' "$err" | grep -q "must be on or off" && [ ! -e "$scratch/x.json" ]
@@ -135,8 +138,10 @@ f = mp.premise_at_finding
 assert f([{"in_window": 0, "raced_first": 0}]) is None and f([]) is None
 assert f([{"in_window": 5, "raced_first": 0}]) is False
 assert f([{"in_window": 5, "raced_first": 1}, {"in_window": 0, "raced_first": 0}]) is True
+raced, unraced = {"in_window": 5, "raced_first": 1}, {"in_window": 5, "raced_first": 0}
+assert f([raced] * 19 + [unraced]) is True and f([raced] * 8 + [unraced] * 2) is False
 PY
-ok $? "mutant-proof, mmrace's premise at the finding: FAIL where a move was placed in a walk and none raced, SKIP where no move was placed"
+ok $? "mutant-proof, mmrace's premise at the finding: FAIL where a move was placed in a walk and none raced (or 2 in 10 such), SKIP where no move was placed"
 
 image=$("$MMT_SRCDIR/scripts/mutant-kernel" --cached 2>"$scratch/why")
 if [ -z "$image" ]; then

@@ -263,6 +263,8 @@ static void mmrace_detail(void)
 		{ "race", "inconclusive", false, false, 0, 0, 0, "no migrator; " },
 		{ "race-thp", "ok", false, true, 5, 5, 0, "in window: has fix; " },
 		{ "migrate-after-walk", "ok", false, true, 0, 0, 0, "none in window; raced 0" },
+		{ "migrate-after-walk-thp", "ok", false, true, 0, 0, 0, "none in window; raced 0" },
+		{ "migrate-after-walk-thp", "ok", false, true, 3, 0, 0, "3 in window; " },
 		{ "broken-early-epoch", "ok", true, false, 0, 0, 0, "fault injected; " },
 	};
 	const struct mmt_scenario *sc = mmt_scenario_find("mmrace");
