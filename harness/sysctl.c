@@ -468,10 +468,10 @@ static int append_journal(const char *path, const char *value, size_t vlen, char
 	return 0;
 }
 
-/* A knob that lists its choices ("always [never] deny") reads back the
- * one in force in brackets and takes only that word on a write: it is
- * moved to the front of buf.  The new length (n where there are no
- * brackets: every other knob reads back what it takes). */
+/* A transparent huge page knob lists its choices ("always [never] deny")
+ * with the one in force in brackets and takes only that word on a write:
+ * it is moved to the front of buf.  The new length (n where there are no
+ * brackets). */
 static size_t choice_in_force(char *buf, size_t n)
 {
 	char *open = memchr(buf, '[', n), *close;
@@ -552,7 +552,8 @@ int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 		if (n <= 0 || n == (ssize_t)sizeof(saved[i].value))
 			return fail(err, len, "cannot read %s (empty, or longer than %zu bytes)", path,
 				    sizeof(saved[i].value) - 1);
-		n = (ssize_t)choice_in_force(saved[i].value, (size_t)n);
+		if (!strncmp(sysctl, MMT_THP_SYSFS "/", strlen(MMT_THP_SYSFS "/")))
+			n = (ssize_t)choice_in_force(saved[i].value, (size_t)n);
 		if (append_journal(path, saved[i].value, (size_t)n, err, len))
 			return -1;
 		saved[i].len = (size_t)n;

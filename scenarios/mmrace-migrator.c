@@ -151,8 +151,10 @@ static bool wait_open(struct mmr_ctl *c, uint64_t n, pid_t parent)
 	return true;
 }
 
-/* The mutant kernel's count of PROT_NONE PTEs cleared with a flush
- * pending (mutant.h), or -1 on an ordinary kernel. */
+/* The mutant kernel's count of PROT_NONE entries taken for migration with
+ * a flush pending (PTEs cleared; race-thp's switch: PMDs invalidated), by
+ * the switch kernel/mutants.tsv ties to the variant (mutant.h), or -1 on
+ * an ordinary kernel. */
 static int64_t kernel_window(int fd)
 {
 	char buf[32];

@@ -43,8 +43,8 @@
  * the pages, unfaulted, while the call ran (migrations_raced: both CPUs
  * sampled around the stores and the call).  A race run is conclusive only
  * with a raced migration; the migrate-after-walk control drives both to
- * zero.  On a mutant kernel its own count of PROT_NONE PTEs cleared with a
- * flush pending adds evidence; nothing depends on it being there.
+ * zero.  On a mutant kernel its own count of PROT_NONE PTEs (race-thp: PMDs)
+ * taken with a flush pending adds evidence; nothing depends on it being there.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -99,7 +99,7 @@ static const struct mmt_option options[NR_OPTIONS] = {
 	[OPT_COMPACT] = { "compact", "on: a compactor thread writes compact_memory (root). On by default with NUMA balancing: they are the seed's other racers, and in the 2-node TCG guest of the mutant kernel they cost no speed (first write lost after a median 71 ms with both on, 69 ms with both off, 5 runs each)",
 		1, 0, 1, mmt_option_off_on },
 	[OPT_NUMA_BALANCING] = { "numa-balancing", "on: switch NUMA balancing on for the run (root); see --compact", 1, 0, 1, mmt_option_off_on },
-	[OPT_TARGET_WINDOW] = { "target-window", "stop once this many pages raced (moved inside a walk while a writer on another CPU stored to them; 0: run the whole duration)",
+	[OPT_TARGET_WINDOW] = { "target-window", "stop once this many 4 KiB pages raced (moved inside a walk while a writer on another CPU stored to them; race-thp's raced move counts 512; 0: run the whole duration)",
 		0, 0, UINT64_MAX },
 	[OPT_STOP_ON_LOST] = { "stop-on-lost", "on: end the run at the first lost write (time to it is recorded either way)",
 		0, 0, 1, mmt_option_off_on },
@@ -394,11 +394,15 @@ static void shmem_huge_advise(struct mmr_priv *p)
 	char now[160] = "", err[256], *open, *close;	/* "always [never] ...", its error */
 	FILE *f = fopen(path, "re");
 
-	if (!f || !fgets(now, sizeof(now), f)) {
+	if (!f) {
 		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "this kernel has no shmem huge pages (%s: %s)", path,
 			 strerror(errno));
-		if (f)
-			fclose(f);
+		return;
+	}
+	if (!fgets(now, sizeof(now), f)) {
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "%s: %s", path,
+			 ferror(f) ? strerror(errno) : "empty");
+		fclose(f);
 		return;
 	}
 	fclose(f);
@@ -505,22 +509,22 @@ static uint64_t timed_walk(struct mmr_priv *p, size_t len)
 
 /* The longer of two of the migrator's moves, made before the writers
  * run: race-compaction's pass, or a move of race-thp's huge page to the
- * next node and back.  0 where one failed. */
-static uint64_t timed_moves(struct mmr_priv *p)
+ * next node and back; *failed where one of them failed. */
+static uint64_t timed_moves(struct mmr_priv *p, bool *failed)
 {
 	void *pages[MMR_MAX_HOT];
 	int nodes[MMR_MAX_HOT], status[MMR_MAX_HOT];
 	uint64_t most = 0;
 
+	*failed = false;
 	for (unsigned i = 0; i < p->hot; i++)
 		pages[i] = p->region + (size_t)i * MMR_PAGE;
-	for (uint64_t n = 1; n <= 2; n++) {
+	for (uint64_t n = 1; n <= 2 && !*failed; n++) {
 		uint64_t t0 = mmt_now_ns(), t;
 
-		if (mmr_move_hot(p, p->region, n, pages, nodes, status) < 0)
-			return 0;
+		*failed = mmr_move_hot(p, p->region, n, pages, nodes, status) < 0;
 		t = mmt_now_ns() - t0;
-		most = t > most ? t : most;
+		most = !*failed && t > most ? t : most;
 	}
 	return most;
 }
@@ -542,16 +546,19 @@ static uint64_t timed_moves(struct mmr_priv *p)
 static void lengthen_walk(struct mmr_priv *p)
 {
 	const size_t hot = (size_t)p->hot * MMR_PAGE, cold = p->region_len - hot;
-	const uint64_t move = timed_moves(p);
-	uint64_t walk = UINT64_MAX;
+	uint64_t walk = UINT64_MAX, move;
+	bool failed;
 	unsigned k;
 
-	if (!cold || !move)
+	if (!cold)
 		return;
+	move = timed_moves(p, &failed);
 	if (p->variant == V_RACE_COMPACTION)
 		p->pass_ns = move;
 	else
 		p->huge_move_ns = move;
+	if (failed)
+		return;
 	for (int i = 0; i < 3; i++) {
 		uint64_t t = timed_walk(p, p->region_len);
 
@@ -1194,7 +1201,7 @@ static const struct mmt_metric metrics[] = {
 	MMT_MAYBE_ROW("wait_timeout", MMT_METRIC_TEXT, "", "what the first wait that gave up waited for"),
 	MMT_MAYBE_ROW("migrator_death", MMT_METRIC_TEXT, "", "how the migrator process died, if it did"),
 	{ "shmem_pmd_mapped_kb", MMT_METRIC_OBJECT, "KiB", MMT_BETTER_NEUTRAL, false,
-	  "race-thp: ShmemPmdMapped when populated and at the end", &shmem_shape },
+	  "race-thp and its control: ShmemPmdMapped when populated and at the end", &shmem_shape },
 	{ "first_mismatches", MMT_METRIC_LIST, "", MMT_BETTER_NEUTRAL, false, "the first words whose value was wrong",
 	  &mismatch_shape },
 	MMT_SHAPED_ROW("crash", "the first writer that crashed, and where", crash_shape),

@@ -165,8 +165,8 @@ struct mmr_priv {
 	unsigned hot, walk;		/* pages: hot ones first in every walk */
 	char *region;			/* the writers' view of memfd[current] */
 	size_t region_len;		/* the walk's: hot pages, then cold ones walk_aliases times */
-	size_t reserve_len;		/* race-compaction: the address space held for the aliases */
-	unsigned walk_aliases;		/* mappings of the cold pages in a walk (1 but race-compaction) */
+	size_t reserve_len;		/* race-compaction, mmr_thp(): the address space held for the aliases */
+	unsigned walk_aliases;		/* mappings of the cold pages in a walk (1 but race-compaction, mmr_thp()) */
 	uint64_t pass_ns;		/* race-compaction: the longer of two measured compaction passes */
 	uint64_t huge_move_ns;		/* mmr_thp(): the longer of two measured moves of the huge page */
 	int memfd[2];			/* [1]: broken-stale-mapping's copy */

@@ -48,17 +48,17 @@ run() {
 # original that run journalled, not its value.  The journal is read before
 # and after the file: a change in between reads again.
 sysctl_original() {
-	_so_j=/run/mmtorture/journal
+	_so_j=${MMT_SYSCTL_ROOT:-}/run/mmtorture/journal
 	_so_i=0
 	while [ $_so_i -lt 20 ]; do
 		_so_a=$(cat "$_so_j" 2>/dev/null)
-		_so_v=$(cat "$1" 2>/dev/null || echo none)
+		_so_v=$(cat "${MMT_SYSCTL_ROOT:-}$1" 2>/dev/null || echo none)
 		[ "$_so_a" = "$(cat "$_so_j" 2>/dev/null)" ] && break
 		_so_i=$((_so_i + 1))
 	done
-	_so_hex=$(printf '%s\n' "$_so_a" | awk -v p="$1" '$1 == "set" && $2 == p { print $3; exit }')
+	_so_hex=$(printf '%s\n' "$_so_a" | awk -v p="${MMT_SYSCTL_ROOT:-}$1" '$1 == "set" && $2 == p { print $3; exit }')
 	if [ -n "$_so_hex" ]; then
-		printf '%s' "$_so_hex" | xxd -r -p | tr -d '\n'
+		"${MMT_PYTHON3:-python3}" -c 'import sys; sys.stdout.write(bytes.fromhex(sys.argv[1]).decode().strip())' "$_so_hex"
 	else
 		printf '%s' "$_so_v"
 	fi
@@ -75,9 +75,11 @@ run_sysctls() {
 	_rs_t0=$(date +%s)
 	while :; do
 		run "$@" --output "$_rs_f"
-		{ [ "$(get "$_rs_f" runs.0.status 2>/dev/null)" = skipped ] && get "$_rs_f" runs.0.reason
-			get "$_rs_f" runs.0.metrics.actors 2>/dev/null; } |
-			grep -q 'another mmtorture run.*is changing sysctls' &&
+		# any run's reason or actors (each run restores its own and lets
+		# the lock go); not the metadata's journal, busy at the start
+		"${MMT_PYTHON3:-python3}" -c 'import json, sys
+print(json.dumps([[r.get("reason"), (r.get("metrics") or {}).get("actors")] for r in json.load(open(sys.argv[1]))["runs"]]))' \
+			"$_rs_f" 2>/dev/null | grep -q 'another mmtorture run[^"]*is changing sysctls' &&
 			[ $(($(date +%s) - _rs_t0)) -lt 60 ] || return 0
 		printf '# the sysctl lock is held by another run: again in 2 s\n'
 		sleep 2

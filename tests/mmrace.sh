@@ -179,7 +179,7 @@ if [ "${inw:-0}" -gt 0 ]; then
 else
 	skip "migrator beside the writer: no migration landed inside a walk ($(get "$f" runs.0.reason))"
 fi
-[ "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)" = "$nb_before" ]
+[ "$(sysctl_original /proc/sys/kernel/numa_balancing)" = "$nb_before" ]
 ok $? "numa_balancing restored ($nb_before)"
 
 # race-compaction: compaction alone moves the hot pages, re-placed below a
@@ -229,16 +229,14 @@ else
 		fi
 	fi
 fi
-[ "$(cat /proc/sys/kernel/numa_balancing 2>/dev/null || echo none)" = "$nb_before" ]
+[ "$(sysctl_original /proc/sys/kernel/numa_balancing)" = "$nb_before" ]
 ok $? "race-compaction: numa_balancing restored ($nb_before)"
 
 # race-thp and its control: the hot page one shmem huge page mapped by a
 # PMD, the cold pages not (they keep the walk long); shmem_enabled advise for
 # the run where it was never or deny, and as found after.
 shmem=/sys/kernel/mm/transparent_hugepage/shmem_enabled
-if [ "$(id -u)" != 0 ]; then
-	skip "race-thp: shmem_enabled, moves and PFNs need root"
-elif [ ! -r "$shmem" ]; then
+if [ ! -r "$shmem" ]; then
 	skip "race-thp: this kernel has no shmem huge pages ($shmem)"
 else
 	f=$scratch/thp.json
@@ -252,7 +250,7 @@ else
 		[ "$(get "$f" runs.0.metrics.hot_pages)" = 512 ] &&
 		[ "$(get "$f" runs.0.witnesses.histogram.lost_write)" = 0 ] &&
 		[ "$(get "$f" runs.1.metrics.migrations_in_window)" = 0 ] &&
-		[ "$(choice <"$shmem")" = "$shmem_before" ]
+		[ "$(sysctl_original "$shmem" | choice)" = "$shmem_before" ]
 	ok $? "race-thp and its control: the hot page a 2 MiB shmem huge page ($kb kB by PMD), nothing lost, the control nothing in a walk; shmem_enabled as found after ($shmem_before; rc $rc)"
 fi
 
@@ -266,7 +264,7 @@ done
 kill -INT "$pid"
 wait "$pid"
 rc=$?
-[ "$rc" -eq 130 ] && [ "$(cat /proc/sys/kernel/numa_balancing)" = "$nb_before" ] &&
+[ "$rc" -eq 130 ] && [ "$(sysctl_original /proc/sys/kernel/numa_balancing)" = "$nb_before" ] &&
 	"$MMT_VALIDATE" "$scratch/int.json"
 ok $? "SIGINT mid-race: exit 130, numa_balancing restored, results valid"
 ! pgrep -f "$MMT_BIN mmrace --variant race --duration 60s" >/dev/null
