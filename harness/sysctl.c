@@ -468,19 +468,15 @@ static int append_journal(const char *path, const char *value, size_t vlen, char
 	return 0;
 }
 
-/* A transparent huge page knob lists its choices ("always [never] deny")
- * with the one in force in brackets and takes only that word on a write:
- * it is moved to the front of buf.  The new length (n where there are no
- * brackets). */
-static size_t choice_in_force(char *buf, size_t n)
+size_t mmt_sysctl_choice_in_force(char *buf, size_t n)
 {
 	char *open = memchr(buf, '[', n), *close;
 
 	if (!open)
-		return n;
+		return 0;
 	close = memchr(open, ']', n - (size_t)(open - buf));
 	if (!close || close == open + 1)
-		return n;
+		return 0;
 	n = (size_t)(close - open - 1);
 	memmove(buf, open + 1, n);
 	buf[n] = '\0';
@@ -552,8 +548,11 @@ int mmt_sysctl_set(const char *sysctl, const char *value, char *err, size_t len)
 		if (n <= 0 || n == (ssize_t)sizeof(saved[i].value))
 			return fail(err, len, "cannot read %s (empty, or longer than %zu bytes)", path,
 				    sizeof(saved[i].value) - 1);
-		if (!strncmp(sysctl, MMT_THP_SYSFS "/", strlen(MMT_THP_SYSFS "/")))
-			n = (ssize_t)choice_in_force(saved[i].value, (size_t)n);
+		if (!strncmp(sysctl, MMT_THP_SYSFS "/", strlen(MMT_THP_SYSFS "/"))) {
+			size_t word = mmt_sysctl_choice_in_force(saved[i].value, (size_t)n);
+
+			n = word ? (ssize_t)word : n;
+		}
 		if (append_journal(path, saved[i].value, (size_t)n, err, len))
 			return -1;
 		saved[i].len = (size_t)n;

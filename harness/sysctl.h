@@ -34,6 +34,11 @@
  * the journal keeps that word alone, which is what a write takes back. */
 #define MMT_THP_SYSFS "/sys/kernel/mm/transparent_hugepage"
 
+/* Such a knob's read (n bytes at buf): the bracketed choice moved to the
+ * front of buf, NUL-terminated; its length, or 0 (buf untouched) where
+ * there is none. */
+size_t mmt_sysctl_choice_in_force(char *buf, size_t n);
+
 /* Journals the current value of path (a /proc/sys file, or one of the
  * other knobs above), then writes
  * value.  0, or -1 with one line in err (the lock is held by another run,

@@ -391,7 +391,8 @@ static void numa_balancing_off(struct mmr_priv *p)
 static void shmem_huge_advise(struct mmr_priv *p)
 {
 	const char *path = MMT_THP_SYSFS "/shmem_enabled";
-	char now[160] = "", err[256], *open, *close;	/* "always [never] ...", its error */
+	char now[160] = "", err[256];	/* "always [never] ...", then its choice */
+	const char *choice = now;
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
@@ -406,25 +407,21 @@ static void shmem_huge_advise(struct mmr_priv *p)
 		return;
 	}
 	fclose(f);
-	open = strchr(now, '[');
-	close = open ? strchr(open, ']') : NULL;
-	if (!close) {
+	if (!mmt_sysctl_choice_in_force(now, strlen(now))) {	/* now untouched */
 		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "%s: no choice in force in '%.*s'", path,
 			 (int)strcspn(now, "\n"), now);
 		return;
 	}
-	*close = '\0';
-	open++;
-	p->shmem_thp_on = strcmp(open, "never") && strcmp(open, "deny");
+	p->shmem_thp_on = strcmp(choice, "never") && strcmp(choice, "deny");
 	if (p->shmem_thp_on)
-		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled %s", open);
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled %s", choice);
 	else if (geteuid() != 0)
-		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled is %s: needs root to set advise", open);
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled is %s: needs root to set advise", choice);
 	else if (mmt_sysctl_set(path, "advise", err, sizeof(err)))
-		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled is %.16s: %.256s", open, err);
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled is %.16s: %.256s", choice, err);
 	else {
 		p->shmem_thp_on = true;
-		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled was %s: advise for the run", open);
+		snprintf(p->shmem_thp_why, sizeof(p->shmem_thp_why), "shmem_enabled was %s: advise for the run", choice);
 	}
 }
 
